@@ -1,0 +1,237 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faultline-dev/faultline/analysis/disasm"
+	"github.com/faultline-dev/faultline/analysis/elfcore"
+	"github.com/faultline-dev/faultline/analysis/unwind"
+)
+
+// crash builds the model: every thread unwound and symbolized, the signal,
+// the faulting instruction, the modules, and the problems met on the way.
+func (p *process) crash(path string) *Crash {
+	core := p.core
+	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "elf-core", Arch: "x86_64"}}
+	if p.exe != nil {
+		c.Dump.Executable = p.exe.path
+	} else if fn := core.ExecFn(); fn != "" {
+		c.Dump.Executable = fn
+	}
+	if pi := core.Process; pi != nil {
+		c.Dump.PID = pi.PID
+		c.Dump.Command = strings.TrimSpace(pi.Args)
+		if c.Dump.Command == "" {
+			c.Dump.Command = pi.Fname
+		}
+	}
+	c.Signal = p.signal()
+
+	u := unwind.NewUnwinder(p, p, unwind.Options{MaxFrames: p.opt.MaxFrames})
+	sym := newSymbolizer(p)
+	total := len(core.Threads)
+	for i := range core.Threads {
+		if p.opt.Progress != nil {
+			p.opt.Progress(fmt.Sprintf("unwinding thread %d of %d", i+1, total), i, total)
+		}
+		t := &core.Threads[i]
+		th := Thread{ID: t.LWP, Crashed: i == 0 && c.Signal != nil}
+		regs, ok := t.X86_64()
+		if !ok {
+			p.problem("", "thread %d has no registers in the core", t.LWP)
+			c.Threads = append(c.Threads, th)
+			continue
+		}
+		named := x86Named(regs)
+		frames, stop := u.Unwind(unwind.NewX86_64Regs(regs.Rip, regs.Rsp, regs.Rbp, named))
+		th.Frames, th.Truncated = sym.frames(frames, stop)
+		if th.Crashed && len(th.Frames) > 0 {
+			th.Frames[0].Regs = named
+		}
+		c.Threads = append(c.Threads, th)
+		if i == 0 && th.Crashed {
+			c.CrashingThread = th.ID
+			c.Instruction = p.instruction(core.Threads[0], th)
+			if p.opt.OnCrashingThread != nil && total > 1 {
+				partial := *c
+				partial.Threads = append([]Thread(nil), c.Threads...)
+				partial.Modules = p.modelModules()
+				partial.Problems = append([]Problem{}, p.problems...)
+				p.opt.OnCrashingThread(&partial)
+			}
+		}
+	}
+	c.Modules = p.modelModules()
+	c.Problems = p.problems
+	if c.Problems == nil {
+		c.Problems = []Problem{}
+	}
+	return c
+}
+
+// signal reads the fatal signal from NT_SIGINFO, else from the first
+// thread's pr_cursig. A core written by gcore has neither.
+func (p *process) signal() *Signal {
+	core := p.core
+	if si := core.Signal; si != nil && si.Signo != 0 {
+		s := &Signal{Number: int(si.Signo), Name: SignalName(int(si.Signo)), Code: SignalCodeName(int(si.Signo), si.Code)}
+		if SignalHasAddress(int(si.Signo), si.Code) || (si.Signo == 11 && si.Code == 0x80) {
+			s.Address = hexAddr(si.Addr)
+		}
+		if si.Code <= 0 {
+			s.Sender = int(si.Pid)
+		}
+		return s
+	}
+	if len(core.Threads) > 0 && core.Threads[0].Signal != 0 {
+		n := core.Threads[0].Signal
+		return &Signal{Number: n, Name: SignalName(n)}
+	}
+	return nil
+}
+
+// instruction decodes the crashing thread's faulting instruction.
+func (p *process) instruction(t elfcore.Thread, th Thread) *Instruction {
+	regs, ok := t.X86_64()
+	if !ok {
+		return nil
+	}
+	named := x86Named(regs)
+	in := &Instruction{PC: hexAddr(regs.Rip), Registers: map[string]string{}}
+	for k, v := range named {
+		in.Registers[k] = hexAddr(v)
+	}
+	code := make([]byte, 16)
+	n, _ := p.ReadMemory(regs.Rip, code)
+	if n == 0 {
+		in.Text = "(code not readable)"
+		return in
+	}
+	d, err := disasm.DecodeX86_64(code[:n], regs.Rip, named, p.symbolFor)
+	if err != nil {
+		in.Text = fmt.Sprintf("(undecodable: % x)", code[:min(n, 8)])
+		return in
+	}
+	in.Text = d.Text
+	in.Bytes = fmt.Sprintf("% x", d.Bytes)
+	in.MemoryOperand = d.Mem
+	in.Access = d.Access
+	if d.HasAddress {
+		in.EffectiveAddress = hexAddr(d.EffectiveAddress)
+	}
+	return in
+}
+
+// symbolFor names addr for branch targets in disassembly.
+func (p *process) symbolFor(addr uint64) (string, uint64) {
+	m := p.moduleAt(addr)
+	if m == nil || m.symbols() == nil {
+		return "", 0
+	}
+	locs := m.symbols().Lookup(addr - m.bias)
+	if len(locs) == 0 {
+		return "", 0
+	}
+	outer := locs[len(locs)-1]
+	return outer.Function, outer.FuncLow + m.bias
+}
+
+// x86Named names the x86-64 registers as gdb does.
+func x86Named(r elfcore.X86_64Regs) map[string]uint64 {
+	return map[string]uint64{
+		"rax": r.Rax, "rbx": r.Rbx, "rcx": r.Rcx, "rdx": r.Rdx, "rsi": r.Rsi, "rdi": r.Rdi,
+		"rbp": r.Rbp, "rsp": r.Rsp, "r8": r.R8, "r9": r.R9, "r10": r.R10, "r11": r.R11,
+		"r12": r.R12, "r13": r.R13, "r14": r.R14, "r15": r.R15, "rip": r.Rip,
+		"eflags": r.Eflags, "cs": r.Cs, "ss": r.Ss, "ds": r.Ds, "es": r.Es, "fs": r.Fs, "gs": r.Gs,
+		"fs_base": r.FsBase, "gs_base": r.GsBase, "orig_rax": r.OrigRax,
+	}
+}
+
+// symbolizer turns physical frames into model frames, one per inline level,
+// caching lookups by pc (threads share most of their frames).
+type symbolizer struct {
+	p     *process
+	cache map[uint64][]Frame
+}
+
+func newSymbolizer(p *process) *symbolizer {
+	return &symbolizer{p: p, cache: map[uint64][]Frame{}}
+}
+
+// frames symbolizes one thread's physical frames as gdb's bt lists them:
+// every inline level, "<signal handler called>" for sigreturn trampolines,
+// and nothing past main (gdb's "backtrace past-main" is off by default).
+func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]Frame, string) {
+	var out []Frame
+	for _, pf := range phys {
+		if pf.SignalTrampoline {
+			out = append(out, Frame{Index: len(out), PC: hexAddr(pf.PC), Addr: pf.PC, Function: SignalFrameName,
+				Trust: Trust(pf.Trust), CFA: pf.CFA, Signal: true})
+			continue
+		}
+		levels := s.lookup(pf.PC, pf.ReturnAddress)
+		isMain := false
+		for _, l := range levels {
+			l.Index = len(out)
+			l.Trust = Trust(pf.Trust)
+			l.CFA = pf.CFA
+			if l.Function == "main" && !l.Inlined {
+				isMain = true
+			}
+			out = append(out, l)
+		}
+		if isMain {
+			return out, ""
+		}
+	}
+	return out, stop
+}
+
+func (s *symbolizer) lookup(pc uint64, returnAddress bool) []Frame {
+	key := pc << 1
+	if returnAddress {
+		key |= 1
+	}
+	if fs, ok := s.cache[key]; ok {
+		return append([]Frame(nil), fs...)
+	}
+	fs := s.symbolize(pc, returnAddress)
+	s.cache[key] = fs
+	return append([]Frame(nil), fs...)
+}
+
+func (s *symbolizer) symbolize(pc uint64, returnAddress bool) []Frame {
+	base := Frame{PC: hexAddr(pc), Addr: pc}
+	m := s.p.moduleAt(pc)
+	if m == nil {
+		return []Frame{base}
+	}
+	base.Module = m.path
+	syms := m.symbols()
+	if syms == nil {
+		return []Frame{base}
+	}
+	look := pc - m.bias
+	if returnAddress && look > 0 {
+		look--
+	}
+	locs := syms.Lookup(look)
+	if len(locs) == 0 {
+		return []Frame{base}
+	}
+	out := make([]Frame, 0, len(locs))
+	for _, l := range locs {
+		f := base
+		f.Function = l.Function
+		f.File = l.File
+		f.Line = l.Line
+		f.Column = l.Column
+		f.Inlined = l.Inlined
+		if l.FuncLow != 0 || !l.FromDWARF {
+			f.Offset = pc - m.bias - l.FuncLow
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,296 @@
+package debuginfo
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// maxUnits caps the number of compilation units indexed in one file.
+const maxUnits = 1 << 22
+
+// dwarfFile is the DWARF of one debug file, decoded lazily: the unit index
+// (address ranges of every unit's top DIE) at first use, the DIE tree and
+// line table of a unit only when a looked-up pc falls in it.
+type dwarfFile struct {
+	obj  *Object
+	data *dwarf.Data
+	bo   binary.ByteOrder
+	line []byte
+	strs lineStrings
+
+	indexOnce sync.Once
+	units     []unitHeader
+	ranges    []unitRange // sorted by lo
+	maxHi     []uint64    // maxHi[i] = max(ranges[0..i].hi)
+	indexErr  error
+
+	mu      sync.Mutex
+	decoded map[int]*unitTree
+}
+
+// unitHeader is where one unit of .debug_info lies (DWARF 5 §7.5.1).
+type unitHeader struct {
+	off    uint64 // offset of the unit header
+	dieOff uint64 // offset of the first DIE
+	end    uint64
+	vers   int
+	utype  uint8
+	is64   bool
+	asize  int
+}
+
+type unitRange struct {
+	lo, hi uint64
+	unit   int
+}
+
+// Unit types (DWARF 5 §7.5.1).
+const (
+	utCompile  = 0x01
+	utType     = 0x02
+	utPartial  = 0x03
+	utSkeleton = 0x04
+	utSplitCU  = 0x05
+	utSplitTU  = 0x06
+)
+
+// openDWARF builds the debug/dwarf reader over the object's (mapped or
+// decompressed) sections. It reads unit headers and abbreviations only.
+func openDWARF(o *Object) (df *dwarfFile, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			df, err = nil, &FormatError{Path: o.path, Section: ".debug_info", Msg: fmt.Sprintf("malformed DWARF: %v", r)}
+		}
+	}()
+	sec := func(name string) []byte {
+		d, _, _ := o.Section(name)
+		return d
+	}
+	info := sec(".debug_info")
+	if info == nil {
+		return nil, nil
+	}
+	d, err := dwarf.New(sec(".debug_abbrev"), nil, nil, info, sec(".debug_line"), nil, sec(".debug_ranges"), sec(".debug_str"))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.path, err)
+	}
+	for _, name := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists", ".debug_loclists"} {
+		if b := sec(name); b != nil {
+			if err := d.AddSection(name, b); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", o.path, name, err)
+			}
+		}
+	}
+	return &dwarfFile{
+		obj:     o,
+		data:    d,
+		bo:      o.elf.ByteOrder,
+		line:    sec(".debug_line"),
+		strs:    lineStrings{lineStr: sec(".debug_line_str"), str: sec(".debug_str"), strOffsets: sec(".debug_str_offsets")},
+		decoded: map[int]*unitTree{},
+	}, nil
+}
+
+// parseUnitHeaders walks .debug_info unit headers without reading DIEs.
+func parseUnitHeaders(info []byte, bo binary.ByteOrder) ([]unitHeader, error) {
+	c := &cursor{section: ".debug_info", data: info, bo: bo}
+	var units []unitHeader
+	for c.left() > 0 && c.err == nil {
+		if len(units) >= maxUnits {
+			return units, &FormatError{Section: ".debug_info", Off: int64(c.pos()), Msg: "too many units"}
+		}
+		u := unitHeader{off: c.pos()}
+		length, is64 := c.unitLength()
+		if c.err != nil {
+			break
+		}
+		start := c.off
+		if length > uint64(c.left()) {
+			return units, &FormatError{Section: ".debug_info", Off: int64(u.off), Msg: "unit runs past the section"}
+		}
+		u.end = uint64(start) + length
+		u.is64 = is64
+		u.vers = int(c.u16())
+		switch {
+		case u.vers >= 5 && u.vers <= 5:
+			u.utype = c.u8()
+			u.asize = int(c.u8())
+			c.offset(is64) // debug_abbrev_offset
+			switch u.utype {
+			case utSkeleton, utSplitCU:
+				c.u64() // dwo_id
+			case utType, utSplitTU:
+				c.u64() // type_signature
+				c.offset(is64)
+			}
+		case u.vers >= 2 && u.vers <= 4:
+			u.utype = utCompile
+			c.offset(is64)
+			u.asize = int(c.u8())
+		default:
+			u.utype = 0 // unknown version: skipped
+		}
+		u.dieOff = c.pos()
+		if c.err != nil {
+			break
+		}
+		units = append(units, u)
+		c.off = int(u.end)
+	}
+	return units, c.err
+}
+
+// index builds the unit address index once.
+func (df *dwarfFile) index() error {
+	df.indexOnce.Do(func() {
+		info, _, _ := df.obj.Section(".debug_info")
+		df.units, df.indexErr = parseUnitHeaders(info, df.bo)
+		var ar map[uint64][][2]uint64
+		if b, _, ok := df.obj.Section(".debug_aranges"); ok {
+			ar = parseAranges(b, df.bo)
+		}
+		r := df.data.Reader()
+		for i, u := range df.units {
+			if u.utype != utCompile && u.utype != utPartial && u.utype != utSkeleton {
+				continue
+			}
+			rs := df.unitRanges(r, u)
+			if len(rs) == 0 {
+				rs = ar[u.off]
+			}
+			for _, rg := range rs {
+				if rg[1] > rg[0] {
+					df.ranges = append(df.ranges, unitRange{lo: rg[0], hi: rg[1], unit: i})
+				}
+			}
+		}
+		sort.Slice(df.ranges, func(i, j int) bool { return df.ranges[i].lo < df.ranges[j].lo })
+		df.maxHi = make([]uint64, len(df.ranges))
+		var m uint64
+		for i, rg := range df.ranges {
+			m = max(m, rg.hi)
+			df.maxHi[i] = m
+		}
+	})
+	return df.indexErr
+}
+
+// unitRanges reads one unit's top DIE (no children) and its address ranges.
+func (df *dwarfFile) unitRanges(r *dwarf.Reader, u unitHeader) (rs [][2]uint64) {
+	defer func() {
+		if recover() != nil {
+			rs = nil
+		}
+	}()
+	r.Seek(dwarf.Offset(u.dieOff))
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return nil
+	}
+	rs, err = df.data.Ranges(e)
+	if err != nil {
+		return nil
+	}
+	return rs
+}
+
+// parseAranges reads .debug_aranges (DWARF 5 §6.1.2) into ranges by unit offset.
+func parseAranges(b []byte, bo binary.ByteOrder) map[uint64][][2]uint64 {
+	out := map[uint64][][2]uint64{}
+	c := &cursor{section: ".debug_aranges", data: b, bo: bo}
+	for c.left() > 0 && c.err == nil {
+		length, is64 := c.unitLength()
+		if c.err != nil || length > uint64(c.left()) {
+			break
+		}
+		start := c.off
+		end := start + int(length)
+		c.u16() // version
+		cuOff := c.offset(is64)
+		asize := int(c.u8())
+		c.u8() // segment selector size
+		tuple := 2 * asize
+		if asize != 4 && asize != 8 {
+			c.off = end
+			continue
+		}
+		// Tuples start at a multiple of the tuple size from the set's start.
+		hdr := c.off - (start - 4)
+		if is64 {
+			hdr = c.off - (start - 12)
+		}
+		if pad := (tuple - hdr%tuple) % tuple; pad > 0 {
+			c.skip(uint64(pad))
+		}
+		for c.off+tuple <= end && c.err == nil {
+			lo := c.uint(asize)
+			n := c.uint(asize)
+			if lo == 0 && n == 0 {
+				break
+			}
+			if lo+n > lo && len(out[cuOff]) < 1<<20 {
+				out[cuOff] = append(out[cuOff], [2]uint64{lo, lo + n})
+			}
+		}
+		c.off = end
+	}
+	return out
+}
+
+// unitsFor returns the indexes of units whose ranges contain pc.
+func (df *dwarfFile) unitsFor(pc uint64) []int {
+	if df.index() != nil && len(df.ranges) == 0 {
+		return nil
+	}
+	i := sort.Search(len(df.ranges), func(i int) bool { return df.ranges[i].lo > pc }) - 1
+	var out []int
+	for ; i >= 0 && df.maxHi[i] > pc; i-- {
+		if rg := df.ranges[i]; pc < rg.hi {
+			dup := false
+			for _, u := range out {
+				dup = dup || u == rg.unit
+			}
+			if !dup {
+				out = append(out, rg.unit)
+			}
+		}
+	}
+	return out
+}
+
+// tree returns the decoded DIE tree of unit i, decoding it on first use.
+func (df *dwarfFile) tree(i int) (*unitTree, error) {
+	df.mu.Lock()
+	if t, ok := df.decoded[i]; ok {
+		df.mu.Unlock()
+		return t, nil
+	}
+	df.mu.Unlock()
+	t, err := decodeUnit(df, df.units[i])
+	if err != nil {
+		return nil, err
+	}
+	df.mu.Lock()
+	if prev, ok := df.decoded[i]; ok {
+		t = prev
+	} else {
+		df.decoded[i] = t
+	}
+	df.mu.Unlock()
+	return t, nil
+}
+
+// unitOf returns the index of the unit containing .debug_info offset off.
+func (df *dwarfFile) unitOf(off uint64) (int, bool) {
+	if df.index(); len(df.units) == 0 {
+		return 0, false
+	}
+	i := sort.Search(len(df.units), func(i int) bool { return df.units[i].end > off })
+	if i < len(df.units) && df.units[i].dieOff <= off {
+		return i, true
+	}
+	return 0, false
+}

@@ -1,0 +1,366 @@
+package debuginfo
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Caps on what a line program header may ask us to allocate.
+const (
+	maxLineFiles = 1 << 20
+	maxLineRows  = 1 << 26
+)
+
+// lineFile is one file entry of a line program header, as written: the
+// name and directory are not joined (gdb joins them its own way).
+type lineFile struct {
+	name     string
+	dirIndex uint64
+}
+
+// lineProgram is a decoded line number program (DWARF 5 §6.2).
+type lineProgram struct {
+	version int
+	dirs    []string   // include_directories as written (DWARF 5: index 0 is the compilation directory)
+	files   []lineFile // file_names; DWARF 5 indexes from 0, DWARF 2-4 from 1 (files[0] is then a placeholder)
+	rows    []lineRow
+}
+
+// lineRow is one row of the line number matrix (DWARF 5 §6.2.2).
+type lineRow struct {
+	addr          uint64
+	file          uint32
+	line          uint32
+	column        uint32
+	isStmt        bool
+	endSeq        bool
+	discriminator bool // a non-zero discriminator was set for this row's line
+}
+
+// lineStrings are the string sections that DWARF 5 line headers refer to.
+type lineStrings struct {
+	lineStr    []byte // .debug_line_str
+	str        []byte // .debug_str
+	strOffsets []byte // .debug_str_offsets
+	strOffBase uint64 // the unit's DW_AT_str_offsets_base
+}
+
+// Line number program forms (DWARF 5 §7.5.6) and content types (§6.2.4.1).
+const (
+	formBlock2    = 0x03
+	formBlock4    = 0x04
+	formData2     = 0x05
+	formData4     = 0x06
+	formData8     = 0x07
+	formString    = 0x08
+	formBlock     = 0x09
+	formBlock1    = 0x0a
+	formData1     = 0x0b
+	formSdata     = 0x0d
+	formStrp      = 0x0e
+	formUdata     = 0x0f
+	formStrpSup   = 0x1d
+	formData16    = 0x1e
+	formLineStrp  = 0x1f
+	formStrx      = 0x1a
+	formStrx1     = 0x25
+	formStrx2     = 0x26
+	formStrx3     = 0x27
+	formStrx4     = 0x28
+	lnctPath      = 1
+	lnctDirIndex  = 2
+	lnsCopy       = 1
+	lnsAdvancePC  = 2
+	lnsAdvLine    = 3
+	lnsSetFile    = 4
+	lnsSetColumn  = 5
+	lnsNegateStmt = 6
+	lnsBasicBlock = 7
+	lnsConstAddPC = 8
+	lnsFixedAdvPC = 9
+	lneEndSeq     = 1
+	lneSetAddress = 2
+	lneDefineFile = 3
+	lneSetDiscrim = 4
+)
+
+// parseLineProgram decodes the line program at off in .debug_line.
+func parseLineProgram(sec []byte, off uint64, bo binary.ByteOrder, addrSize int, strs lineStrings) (*lineProgram, error) {
+	if off >= uint64(len(sec)) {
+		return nil, &FormatError{Section: ".debug_line", Off: int64(off), Msg: "line program offset out of range"}
+	}
+	c := &cursor{section: ".debug_line", data: sec[off:], base: off, bo: bo}
+	length, dwarf64 := c.unitLength()
+	if c.err != nil {
+		return nil, c.err
+	}
+	if length > uint64(c.left()) {
+		return nil, &FormatError{Section: ".debug_line", Off: int64(off), Msg: "line program runs past the section"}
+	}
+	end := c.off + int(length)
+	c.data = c.data[:end]
+	p := &lineProgram{version: int(c.u16())}
+	if p.version < 2 || p.version > 5 {
+		return nil, &FormatError{Section: ".debug_line", Off: int64(off), Msg: fmt.Sprintf("unsupported line table version %d", p.version)}
+	}
+	if p.version >= 5 {
+		addrSize = int(c.u8())
+		c.u8() // segment_selector_size
+	}
+	hdrLen := c.offset(dwarf64)
+	progStart := c.off + int(min(hdrLen, uint64(c.left())))
+	minInst := uint64(c.u8())
+	if p.version >= 4 {
+		c.u8() // maximum_operations_per_instruction: VLIW only, treated as 1
+	}
+	defaultIsStmt := c.u8() != 0
+	lineBase := int64(int8(c.u8()))
+	lineRange := uint64(c.u8())
+	opcodeBase := int(c.u8())
+	stdLens := c.bytes(uint64(max(opcodeBase-1, 0)))
+	if c.err != nil {
+		return nil, c.err
+	}
+	if lineRange == 0 {
+		return nil, &FormatError{Section: ".debug_line", Off: int64(c.pos()), Msg: "line_range is 0"}
+	}
+	if p.version >= 5 {
+		p.readV5Entries(c, dwarf64, strs)
+	} else {
+		p.readV4Entries(c)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	if addrSize != 1 && addrSize != 2 && addrSize != 4 && addrSize != 8 {
+		addrSize = 8
+	}
+	c.off = progStart
+	p.run(c, minInst, defaultIsStmt, lineBase, lineRange, opcodeBase, stdLens, addrSize)
+	return p, c.err
+}
+
+func (p *lineProgram) readV4Entries(c *cursor) {
+	p.dirs = nil
+	for c.err == nil && len(p.dirs) < maxLineFiles {
+		d := c.cstr()
+		if d == "" {
+			break
+		}
+		p.dirs = append(p.dirs, d)
+	}
+	p.files = []lineFile{{}} // DWARF 2-4 file indexes start at 1
+	for c.err == nil && len(p.files) < maxLineFiles {
+		name := c.cstr()
+		if name == "" {
+			break
+		}
+		dir := c.uleb()
+		c.uleb() // mtime
+		c.uleb() // length
+		p.files = append(p.files, lineFile{name: name, dirIndex: dir})
+	}
+}
+
+// readV5Entries reads the directory and file name tables (DWARF 5 §6.2.4
+// items 14-21), each described by a list of (content type, form) pairs.
+func (p *lineProgram) readV5Entries(c *cursor, dwarf64 bool, strs lineStrings) {
+	readTable := func(emit func(path string, dir uint64)) {
+		nfmt := int(c.u8())
+		type pair struct{ lnct, form uint64 }
+		formats := make([]pair, 0, nfmt)
+		for i := 0; i < nfmt && c.err == nil; i++ {
+			formats = append(formats, pair{c.uleb(), c.uleb()})
+		}
+		count := c.uleb()
+		if count > maxLineFiles {
+			c.fail(fmt.Sprintf("%d entries in a line table header", count))
+			return
+		}
+		for i := uint64(0); i < count && c.err == nil; i++ {
+			var path string
+			var dir uint64
+			for _, f := range formats {
+				s, v := readLineForm(c, f.form, dwarf64, strs)
+				switch f.lnct {
+				case lnctPath:
+					path = s
+				case lnctDirIndex:
+					dir = v
+				}
+			}
+			emit(path, dir)
+		}
+	}
+	readTable(func(path string, _ uint64) { p.dirs = append(p.dirs, path) })
+	readTable(func(path string, dir uint64) { p.files = append(p.files, lineFile{name: path, dirIndex: dir}) })
+}
+
+// readLineForm reads one attribute value of a line header entry, returning
+// its string (for string forms) or its constant.
+func readLineForm(c *cursor, form uint64, dwarf64 bool, strs lineStrings) (string, uint64) {
+	switch form {
+	case formString:
+		return c.cstr(), 0
+	case formLineStrp, formStrp, formStrpSup:
+		off := c.offset(dwarf64)
+		sec := strs.str
+		if form == formLineStrp {
+			sec = strs.lineStr
+		}
+		s, _ := stringAt(sec, off)
+		return s, 0
+	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4:
+		var idx uint64
+		switch form {
+		case formStrx:
+			idx = c.uleb()
+		case formStrx1:
+			idx = uint64(c.u8())
+		case formStrx2:
+			idx = uint64(c.u16())
+		case formStrx3:
+			b := c.bytes(3)
+			if b != nil {
+				if c.bo == binary.BigEndian {
+					idx = uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2])
+				} else {
+					idx = uint64(b[2])<<16 | uint64(b[1])<<8 | uint64(b[0])
+				}
+			}
+		case formStrx4:
+			idx = uint64(c.u32())
+		}
+		size := uint64(4)
+		if dwarf64 {
+			size = 8
+		}
+		at := strs.strOffBase + idx*size
+		if idx < 1<<40 && at+size <= uint64(len(strs.strOffsets)) {
+			var off uint64
+			if size == 8 {
+				off = c.bo.Uint64(strs.strOffsets[at:])
+			} else {
+				off = uint64(c.bo.Uint32(strs.strOffsets[at:]))
+			}
+			s, _ := stringAt(strs.str, off)
+			return s, 0
+		}
+		return "", 0
+	case formUdata:
+		return "", c.uleb()
+	case formSdata:
+		return "", uint64(c.sleb())
+	case formData1:
+		return "", uint64(c.u8())
+	case formData2:
+		return "", uint64(c.u16())
+	case formData4:
+		return "", uint64(c.u32())
+	case formData8:
+		return "", c.u64()
+	case formData16:
+		c.skip(16)
+	case formBlock:
+		c.skip(c.uleb())
+	case formBlock1:
+		c.skip(uint64(c.u8()))
+	case formBlock2:
+		c.skip(uint64(c.u16()))
+	case formBlock4:
+		c.skip(uint64(c.u32()))
+	default:
+		c.fail(fmt.Sprintf("unsupported form %#x in line table header", form))
+	}
+	return "", 0
+}
+
+// run executes the line number program (DWARF 5 §6.2.5) and records rows.
+func (p *lineProgram) run(c *cursor, minInst uint64, defaultIsStmt bool, lineBase int64, lineRange uint64,
+	opcodeBase int, stdLens []byte, addrSize int) {
+	var st lineRow
+	var discr bool      // gdb's m_line_has_non_zero_discriminator
+	var curDiscr uint64 // the discriminator register, reset after each row
+	reset := func() {
+		st = lineRow{file: 1, line: 1, isStmt: defaultIsStmt}
+		discr, curDiscr = false, 0
+	}
+	reset()
+	emit := func() {
+		if len(p.rows) >= maxLineRows {
+			c.fail("too many line table rows")
+			return
+		}
+		r := st
+		r.discriminator = discr
+		p.rows = append(p.rows, r)
+		curDiscr = 0
+	}
+	advanceLine := func(d int64) {
+		st.line = uint32(int64(st.line) + d)
+		if d != 0 {
+			// gdb's lnp_state_machine::advance_line: the flag follows the
+			// discriminator in force when the line changes.
+			discr = curDiscr != 0
+		}
+	}
+	for c.err == nil && c.left() > 0 {
+		op := int(c.u8())
+		switch {
+		case op >= opcodeBase:
+			adj := uint64(op - opcodeBase)
+			st.addr += (adj / lineRange) * minInst
+			advanceLine(lineBase + int64(adj%lineRange))
+			emit()
+		case op == 0:
+			n := c.uleb()
+			if n == 0 || n > uint64(c.left()) {
+				c.fail("bad extended opcode length")
+				return
+			}
+			sub := &cursor{section: c.section, data: c.bytes(n), base: c.pos() - n, bo: c.bo}
+			switch sub.u8() {
+			case lneEndSeq:
+				st.endSeq = true
+				emit()
+				reset()
+			case lneSetAddress:
+				st.addr = sub.uint(min(addrSize, sub.left()))
+			case lneDefineFile:
+				name := sub.cstr()
+				dir := sub.uleb()
+				if len(p.files) < maxLineFiles {
+					p.files = append(p.files, lineFile{name: name, dirIndex: dir})
+				}
+			case lneSetDiscrim:
+				curDiscr = sub.uleb()
+				discr = discr || curDiscr != 0
+			}
+		case op == lnsCopy:
+			emit()
+		case op == lnsAdvancePC:
+			st.addr += c.uleb() * minInst
+		case op == lnsAdvLine:
+			advanceLine(c.sleb())
+		case op == lnsSetFile:
+			st.file = uint32(c.uleb())
+		case op == lnsSetColumn:
+			st.column = uint32(c.uleb())
+		case op == lnsNegateStmt:
+			st.isStmt = !st.isStmt
+		case op == lnsBasicBlock:
+		case op == lnsConstAddPC:
+			st.addr += ((255 - uint64(opcodeBase)) / lineRange) * minInst
+		case op == lnsFixedAdvPC:
+			st.addr += uint64(c.u16())
+		default:
+			// Standard opcodes we do not interpret (prologue_end,
+			// epilogue_begin, set_isa, future ones) take ULEB arguments.
+			if op-1 < len(stdLens) {
+				for i := 0; i < int(stdLens[op-1]); i++ {
+					c.uleb()
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package debuginfo
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// DefaultDebugDir is where distributions install separate debug files.
+const DefaultDebugDir = "/usr/lib/debug"
+
+// Locator finds the file on disk for a module mapped in a core, and its
+// separate debug file, the way gdb does (GDB manual, "Debugging Information
+// in Separate Files").
+type Locator struct {
+	// Sysroot is prepended to absolute paths from the core (gdb's `set sysroot`).
+	Sysroot string
+	// DebugDirs are searched like gdb's `debug-file-directory`, in addition
+	// to /usr/lib/debug.
+	DebugDirs []string
+	// SearchDirs are extra directories searched by base name for binaries.
+	SearchDirs []string
+}
+
+// FindBinary returns the file for a module mapped from mappedPath: the path
+// as mapped, then Sysroot+path, then the base name in each SearchDir. A
+// candidate whose build-id differs from wantID (when wantID is not nil) is
+// rejected with a problem naming both ids; it is never used silently.
+func (l *Locator) FindBinary(mappedPath string, wantID []byte) (path string, problems []string) {
+	var cands []string
+	if mappedPath != "" {
+		cands = append(cands, mappedPath)
+		if l.Sysroot != "" {
+			cands = append(cands, filepath.Join(l.Sysroot, mappedPath))
+		}
+		base := filepath.Base(mappedPath)
+		for _, d := range l.SearchDirs {
+			cands = append(cands, filepath.Join(d, base))
+		}
+	}
+	// With a sysroot, the sysroot copy is what the user means; try it first.
+	if l.Sysroot != "" && len(cands) > 1 {
+		cands[0], cands[1] = cands[1], cands[0]
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		if !isRegular(c) {
+			continue
+		}
+		if wantID == nil {
+			return c, problems
+		}
+		got, err := fileBuildID(c)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", c, err))
+			continue
+		}
+		if !bytes.Equal(got, wantID) {
+			problems = append(problems, fmt.Sprintf("%s: build-id %s does not match the core's %s; not used",
+				c, idString(got), hex.EncodeToString(wantID)))
+			continue
+		}
+		return c, problems
+	}
+	if len(problems) == 0 {
+		problems = append(problems, fmt.Sprintf("%s: file not found (set the sysroot or add a search directory)", mappedPath))
+	}
+	return "", problems
+}
+
+func idString(id []byte) string {
+	if id == nil {
+		return "(none)"
+	}
+	return hex.EncodeToString(id)
+}
+
+func isRegular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func fileBuildID(p string) ([]byte, error) {
+	o, err := OpenObject(p)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	return o.BuildID(), nil
+}
+
+// debugDirs is the list of global debug directories: /usr/lib/debug, the
+// configured ones, then the sysroot's /usr/lib/debug.
+func (l *Locator) debugDirs() []string {
+	dirs := []string{DefaultDebugDir}
+	dirs = append(dirs, l.DebugDirs...)
+	if l.Sysroot != "" {
+		dirs = append(dirs, filepath.Join(l.Sysroot, DefaultDebugDir))
+	}
+	seen := map[string]bool{}
+	out := dirs[:0]
+	for _, d := range dirs {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// FindDebug returns the file holding obj's DWARF: obj itself if it has
+// .debug_info; else <debugdir>/.build-id/xx/yyyy.debug for each debug dir;
+// else the .gnu_debuglink name in the object's directory, its .debug/
+// subdirectory, and each debug dir joined with the object's directory. A
+// debuglink candidate whose CRC32 differs is reported and not used; a
+// build-id candidate whose own build-id differs is reported and not used.
+// It returns "" when nothing is found.
+func (l *Locator) FindDebug(binaryPath string, obj *Object) (debugPath string, problems []string) {
+	if obj == nil {
+		return "", []string{binaryPath + ": not opened"}
+	}
+	if _, _, ok := obj.Section(".debug_info"); ok {
+		return binaryPath, nil
+	}
+	id := obj.BuildID()
+	if len(id) >= 2 {
+		h := hex.EncodeToString(id)
+		for _, d := range l.debugDirs() {
+			c := filepath.Join(d, ".build-id", h[:2], h[2:]+".debug")
+			if !isRegular(c) {
+				continue
+			}
+			got, err := fileBuildID(c)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", c, err))
+				continue
+			}
+			if got != nil && !bytes.Equal(got, id) {
+				problems = append(problems, fmt.Sprintf("%s: build-id %s does not match %s; not used", c, idString(got), h))
+				continue
+			}
+			return c, problems
+		}
+	}
+	name, crc, ok := obj.DebugLink()
+	if !ok {
+		return "", problems
+	}
+	dir := filepath.Dir(binaryPath)
+	absDir := dir
+	if a, err := filepath.Abs(dir); err == nil {
+		absDir = a
+	}
+	cands := []string{filepath.Join(dir, name), filepath.Join(dir, ".debug", name)}
+	for _, d := range l.debugDirs() {
+		cands = append(cands, filepath.Join(d, absDir, name))
+	}
+	self, _ := filepath.Abs(binaryPath)
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		if a, _ := filepath.Abs(c); a == self || !isRegular(c) {
+			continue
+		}
+		got, err := fileCRC32(c)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", c, err))
+			continue
+		}
+		if got != crc {
+			problems = append(problems, fmt.Sprintf("%s: CRC32 %08x does not match the debuglink's %08x; not used", c, got, crc))
+			continue
+		}
+		return c, problems
+	}
+	return "", problems
+}
+
+// fileCRC32 is the CRC32 (IEEE, as gdb's gnu_debuglink_crc32) of a whole file.
+func fileCRC32(p string) (uint32, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := crc32.NewIEEE()
+	if _, err := io.Copy(h, f); err != nil {
+		return 0, err
+	}
+	return h.Sum32(), nil
+}

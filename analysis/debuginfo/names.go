@@ -1,0 +1,186 @@
+package debuginfo
+
+import (
+	"debug/dwarf"
+	"strings"
+
+	"github.com/ianlancetaylor/demangle"
+)
+
+// Source languages (DWARF 5 §7.12, Table 7.17).
+const (
+	langCPlusPlus   = 0x04
+	langCPlusPlus03 = 0x19
+	langCPlusPlus11 = 0x1a
+	langRust        = 0x1c
+	langCPlusPlus14 = 0x21
+	langCPlusPlus17 = 0x2a // DWARF 6 draft; emitted by newer compilers
+	langCPlusPlus20 = 0x2b
+)
+
+func isCPlusPlus(lang int64) bool {
+	switch lang {
+	case langCPlusPlus, langCPlusPlus03, langCPlusPlus11, langCPlusPlus14, langCPlusPlus17, langCPlusPlus20:
+		return true
+	}
+	return false
+}
+
+// demangleOpts bound the demangler's work on hostile names.
+var demangleOpts = []demangle.Option{demangle.MaxLength(20)}
+
+// demangleFull demangles a symbol table name as gdb prints minimal symbols
+// (DMGL_PARAMS | DMGL_ANSI: with parameters and clone suffixes).
+func demangleFull(name string) string {
+	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
+		return name
+	}
+	s, err := demangle.ToString(name, demangleOpts...)
+	if err != nil {
+		return name
+	}
+	return s
+}
+
+// demangleNoParams demangles a DWARF linkage name as gdb's `bt` shows a
+// function symbol: demangled, then cp_remove_params.
+func demangleNoParams(name string) (string, bool) {
+	s, err := demangle.ToString(name, append([]demangle.Option{demangle.NoParams}, demangleOpts...)...)
+	if err != nil {
+		return name, false
+	}
+	return s, true
+}
+
+// dieRef is a DIE in some unit of a debug file.
+type dieRef struct {
+	t   *unitTree
+	idx int
+}
+
+func (r dieRef) die() *die { return &r.t.dies[r.idx] }
+
+// resolve follows a reference attribute value to its DIE, decoding the
+// unit it lives in if that is another one (DW_FORM_ref_addr).
+func (t *unitTree) resolve(off dwarf.Offset) (dieRef, bool) {
+	if off == 0 {
+		return dieRef{}, false
+	}
+	if i, ok := t.find(off); ok {
+		return dieRef{t, i}, true
+	}
+	u, ok := t.df.unitOf(uint64(off))
+	if !ok {
+		return dieRef{}, false
+	}
+	ot, err := t.df.tree(u)
+	if err != nil {
+		return dieRef{}, false
+	}
+	if i, ok := ot.find(off); ok {
+		return dieRef{ot, i}, true
+	}
+	return dieRef{}, false
+}
+
+// maxRefChain bounds DW_AT_specification / DW_AT_abstract_origin chains
+// (a cycle in hostile input must not hang us).
+const maxRefChain = 16
+
+// attrChain returns the DIE followed by the DIEs reached through
+// DW_AT_specification and DW_AT_abstract_origin, as gdb's dwarf2_attr
+// searches them.
+func attrChain(r dieRef) []dieRef {
+	chain := []dieRef{r}
+	for len(chain) < maxRefChain {
+		d := chain[len(chain)-1].die()
+		ref := d.spec
+		if ref == 0 {
+			ref = d.origin
+		}
+		next, ok := chain[len(chain)-1].t.resolve(ref)
+		if !ok {
+			break
+		}
+		chain = append(chain, next)
+	}
+	return chain
+}
+
+// functionName is the name gdb's `bt` prints for a subprogram or inlined
+// subroutine DIE: the symbol's print name (the demangled DW_AT_linkage_name
+// when there is one, else the name qualified by its enclosing namespaces and
+// classes), with the parameter list removed for C++ (find_frame_funname).
+func functionName(r dieRef) string {
+	chain := attrChain(r)
+	lang := r.t.lang
+	var name, linkage string
+	for _, c := range chain {
+		d := c.die()
+		if linkage == "" {
+			linkage = d.linkage
+		}
+		if name == "" {
+			name = d.name
+		}
+	}
+	// rustc has emitted invalid linkage names; gdb ignores those with '{'.
+	if lang == langRust && strings.Contains(linkage, "{") {
+		linkage = ""
+	}
+	if linkage != "" {
+		if isCPlusPlus(lang) || lang == langRust {
+			if s, ok := demangleNoParams(linkage); ok {
+				return s
+			}
+		}
+		return linkage
+	}
+	if (isCPlusPlus(lang) || lang == langRust) && name != "" {
+		if p := qualifiedPrefix(chain); p != "" {
+			return p + "::" + name
+		}
+	}
+	return name
+}
+
+// qualifiedPrefix is gdb's determine_prefix: the names of the namespaces
+// and classes enclosing the declaration (the last DIE reached through
+// DW_AT_specification), outermost first.
+func qualifiedPrefix(chain []dieRef) string {
+	decl := chain[0]
+	for _, c := range chain {
+		if c.die().spec == 0 && c.die().origin == 0 {
+			decl = c
+			break
+		}
+	}
+	var parts []string
+	t := decl.t
+	for p := decl.die().parent; p >= 0 && len(parts) < 64; p = t.dies[p].parent {
+		d := &t.dies[p]
+		switch d.tag {
+		case dwarf.TagNamespace:
+			if d.name == "" {
+				parts = append(parts, "(anonymous namespace)")
+			} else {
+				parts = append(parts, d.name)
+			}
+		case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagInterfaceType:
+			if d.name == "" {
+				return joinReversed(parts)
+			}
+			parts = append(parts, d.name)
+		default:
+			return joinReversed(parts)
+		}
+	}
+	return joinReversed(parts)
+}
+
+func joinReversed(parts []string) string {
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, "::")
+}

@@ -1,0 +1,191 @@
+package debuginfo
+
+import (
+	"debug/dwarf"
+	"sync"
+)
+
+// Location is one level of the inline chain at a pc, as one line of gdb's `bt`.
+type Location struct {
+	Function string
+	File     string
+	Line     int
+	Column   int
+	// Inlined is set on every level but the outermost (the physical function).
+	Inlined bool
+	// FuncLow is the start of the symbol or subprogram (or inlined instance).
+	FuncLow uint64
+	// FromDWARF says the function name came from DWARF rather than a symbol table.
+	FromDWARF bool
+}
+
+// Symbols symbolizes link-time addresses of one module (its binary and an
+// optional separate debug file). It is safe for concurrent use.
+type Symbols struct {
+	binary, debug *Object
+
+	dwarfOnce sync.Once
+	dwarf     *dwarfFile
+	dwarfErr  error
+
+	symOnce sync.Once
+	symtab  *symbolTable // .symtab of the debug file or binary
+	dynsym  *symbolTable
+}
+
+// NewSymbols returns the symbolizer for a module. debug may be nil or the
+// same object as binary.
+func NewSymbols(binary, debug *Object) *Symbols {
+	if debug == nil {
+		debug = binary
+	}
+	return &Symbols{binary: binary, debug: debug}
+}
+
+func (s *Symbols) dwarfData() *dwarfFile {
+	s.dwarfOnce.Do(func() {
+		if s.debug != nil {
+			s.dwarf, s.dwarfErr = openDWARF(s.debug)
+		}
+		if s.dwarf == nil && s.binary != nil && s.binary != s.debug {
+			s.dwarf, s.dwarfErr = openDWARF(s.binary)
+		}
+	})
+	return s.dwarf
+}
+
+// DWARFError reports why the module's DWARF could not be opened, if it could not.
+func (s *Symbols) DWARFError() error {
+	s.dwarfData()
+	return s.dwarfErr
+}
+
+// HasDWARF reports whether the module has DWARF debugging information.
+func (s *Symbols) HasDWARF() bool { return s.dwarfData() != nil }
+
+func (s *Symbols) symbols() {
+	s.symOnce.Do(func() {
+		s.symtab = readSymbols(s.debug, ".symtab")
+		if s.symtab == nil || len(s.symtab.syms) == 0 {
+			if t := readSymbols(s.binary, ".symtab"); t != nil {
+				s.symtab = t
+			}
+		}
+		s.dynsym = readSymbols(s.binary, ".dynsym")
+	})
+}
+
+// symbolAt is the symbol-table symbol covering pc.
+func (s *Symbols) symbolAt(pc uint64) *elfSymbol {
+	s.symbols()
+	if sym := s.symtab.lookup(pc); sym != nil {
+		return sym
+	}
+	return s.dynsym.lookup(pc)
+}
+
+// SymbolAddr returns the link-time address of a symbol by its (mangled) name.
+func (s *Symbols) SymbolAddr(name string) (uint64, bool) {
+	s.symbols()
+	for _, t := range []*symbolTable{s.symtab, s.dynsym} {
+		if t == nil {
+			continue
+		}
+		if a, ok := t.byName[name]; ok {
+			return a, true
+		}
+	}
+	return 0, false
+}
+
+// Lookup returns the inline chain at pc (a link-time address; for return
+// addresses the caller has already subtracted 1), innermost first: every
+// DW_TAG_inlined_subroutine containing pc from the innermost out, then the
+// DW_TAG_subprogram. Level 0 takes its file, line and column from the line
+// table row covering pc; level k+1 from level k's DW_AT_call_file,
+// DW_AT_call_line and DW_AT_call_column. Without DWARF for pc it returns one
+// Location named from .symtab (or .dynsym), with the line table's file and
+// line if a unit covers pc; nil if nothing covers pc.
+func (s *Symbols) Lookup(pc uint64) []Location {
+	return s.lookupDWARF(pc)
+}
+
+func (s *Symbols) lookupDWARF(pc uint64) (locs []Location) {
+	df := s.dwarfData()
+	var line lineResult
+	if df != nil {
+		units := df.unitsFor(pc)
+		var lineTree *unitTree
+		for _, u := range units {
+			t, err := df.tree(u)
+			if err != nil {
+				continue
+			}
+			if lineTree == nil {
+				lineTree = t
+			}
+			if idx := t.innermost(pc); idx >= 0 {
+				return s.inlineChain(t, idx, pc)
+			}
+		}
+		if lineTree != nil {
+			if lt, _ := lineTree.lineTable(); lt != nil {
+				line = lt.lookup(pc)
+			}
+		}
+	}
+	// No subprogram covers pc: gdb names the frame from the minimal symbol
+	// but still prints the line table's location (assembly sources).
+	sym := s.symbolAt(pc)
+	if sym == nil {
+		if line.ok {
+			return []Location{{File: line.file, Line: line.line, Column: line.column}}
+		}
+		return nil
+	}
+	loc := Location{Function: demangleFull(sym.name), FuncLow: sym.addr}
+	if line.ok {
+		loc.File, loc.Line, loc.Column = line.file, line.line, line.column
+	}
+	return []Location{loc}
+}
+
+// inlineChain builds the Locations from the innermost DIE idx outwards to
+// its subprogram.
+func (s *Symbols) inlineChain(t *unitTree, idx int, pc uint64) []Location {
+	var lt *lineTable
+	lt, _ = t.lineTable()
+	var locs []Location
+	var prev *die
+	for i := idx; i >= 0 && len(locs) < 1024; i = int(t.dies[i].parent) {
+		d := &t.dies[i]
+		if d.tag != dwarf.TagInlinedSubroutine && d.tag != dwarf.TagSubprogram {
+			continue
+		}
+		loc := Location{Function: functionName(dieRef{t, i}), FuncLow: d.low, FromDWARF: true,
+			Inlined: d.tag == dwarf.TagInlinedSubroutine}
+		if prev == nil {
+			if lt != nil {
+				if r := lt.lookup(pc); r.ok {
+					loc.File, loc.Line, loc.Column = r.file, r.line, r.column
+				}
+			}
+		} else {
+			if lt != nil {
+				loc.File, _ = lt.fileNameAt(uint64(prev.callFile))
+			}
+			loc.Line, loc.Column = int(prev.callLine), int(prev.callCol)
+		}
+		if loc.Function == "" {
+			if sym := s.symbolAt(pc); sym != nil && !loc.Inlined {
+				loc.Function = demangleFull(sym.name)
+			}
+		}
+		locs = append(locs, loc)
+		prev = d
+		if d.tag == dwarf.TagSubprogram {
+			break
+		}
+	}
+	return locs
+}

@@ -1,0 +1,313 @@
+package elfcore
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sort"
+)
+
+// Caps on counts and sizes taken from file data. Each is also bounded by the
+// size of the bytes that hold the items, so none can cause an allocation
+// larger than the core itself.
+const (
+	maxThreads      = 1 << 20 // NT_PRSTATUS notes
+	maxNotes        = 1 << 24 // notes across all PT_NOTE segments
+	maxSegments     = 1 << 22 // program headers
+	maxFiles        = 1 << 22 // NT_FILE entries
+	maxFileStrings  = 1 << 28 // bytes of NT_FILE path strings
+	maxRegsetBytes  = 1 << 20 // one copied register-set note (XSAVE area, SVE, ...)
+	maxAuxv         = 1 << 12 // NT_AUXV entries
+	maxExecFnLength = 4096    // PATH_MAX
+)
+
+// Core is an opened Linux ELF core dump.
+type Core struct {
+	Path    string      // the path given to Open ("" for Parse)
+	Machine elf.Machine // elf.EM_X86_64 or elf.EM_AARCH64
+	// ByteOrder is the core's byte order (EI_DATA).
+	ByteOrder binary.ByteOrder
+	// Threads in NT_PRSTATUS order: the kernel writes the thread that took
+	// the fatal signal first (linux/fs/binfmt_elf.c fill_note_info).
+	Threads  []Thread
+	Process  *ProcessInfo // NT_PRPSINFO; nil if absent
+	Signal   *SigInfo     // the first NT_SIGINFO; nil if absent
+	Auxv     []AuxEntry   // NT_AUXV, without the terminating AT_NULL
+	Files    []MappedFile // NT_FILE, sorted by Start
+	Segments []Segment    // PT_LOAD, sorted by Vaddr
+	Problems []Problem    // non-fatal issues, in the order they were found
+
+	data    []byte   // the whole core file (memory-mapped, or given to Parse)
+	maxEnd  []uint64 // maxEnd[i] = max(Segments[0..i].end()), for lookups with overlaps
+	release func() error
+}
+
+// Segment is one PT_LOAD program header: process memory [Vaddr, Vaddr+Memsz)
+// whose first Filesz bytes are stored at file offset Offset. Filesz is
+// clamped to what the file actually holds.
+type Segment struct {
+	Vaddr, Memsz, Offset, Filesz uint64
+	Flags                        elf.ProgFlag
+}
+
+// End returns the first address past the segment.
+func (s *Segment) End() uint64 { return s.Vaddr + s.Memsz }
+
+// Open opens the core dump at path. The file is memory-mapped read-only;
+// gzip (magic 1f 8b) and zstd (magic 28 b5 2f fd) compressed cores are first
+// decompressed into a temporary file, which Close removes.
+func Open(path string) (*Core, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var magic [4]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	var tmp string
+	switch {
+	case n >= 2 && bytes.Equal(magic[:2], gzipMagic):
+		tmp, err = decompressToTemp(f, "gzip")
+	case n >= 4 && bytes.Equal(magic[:4], zstdMagic):
+		tmp, err = decompressToTemp(f, "zstd")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("elfcore: decompressing %s: %w", path, err)
+	}
+	if tmp != "" {
+		f.Close()
+		f, err = os.Open(tmp)
+		if err != nil {
+			os.Remove(tmp)
+			return nil, err
+		}
+		defer f.Close()
+	}
+	data, unmap, err := mapFile(f)
+	if err != nil {
+		if tmp != "" {
+			os.Remove(tmp)
+		}
+		return nil, fmt.Errorf("elfcore: mapping %s: %w", path, err)
+	}
+	release := func() error {
+		err := unmap()
+		if tmp != "" {
+			if rerr := os.Remove(tmp); err == nil {
+				err = rerr
+			}
+		}
+		return err
+	}
+	c, err := Parse(data)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	c.Path = path
+	c.release = release
+	return c, nil
+}
+
+// Close releases the mapping and removes any temporary decompressed file.
+// Slices obtained from the Core must not be used after Close.
+func (c *Core) Close() error {
+	if c.release == nil {
+		return nil
+	}
+	err := c.release()
+	c.release = nil
+	c.data = nil
+	return err
+}
+
+// Parse reads a core dump already in memory. The Core refers to data; the
+// caller must keep it unchanged while the Core is in use.
+func Parse(data []byte) (c *Core, err error) {
+	defer guardFault(debug.SetPanicOnFault(true), &err)
+	c = &Core{data: data}
+	if err := c.parseHeader(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// maxProblems caps Problems: a corrupt core can have a problem per note.
+const maxProblems = 1000
+
+func (c *Core) problem(off int64, format string, args ...any) {
+	c.addProblem(Problem{Off: off, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *Core) addProblem(p Problem) {
+	switch {
+	case len(c.Problems) < maxProblems:
+		c.Problems = append(c.Problems, p)
+	case len(c.Problems) == maxProblems:
+		c.Problems = append(c.Problems, Problem{Off: p.Off, Msg: fmt.Sprintf("more than %d problems; the rest are not listed", maxProblems)})
+	}
+}
+
+// ELF64 header and program header sizes (gABI chapter 4, "ELF Header" and
+// chapter 5, "Program Header").
+const (
+	ehdr64Size = 64
+	phdr64Size = 56
+	shdr64Size = 64
+	pnXnum     = 0xffff // PN_XNUM: the real e_phnum is in section header 0's sh_info
+)
+
+// parseHeader decodes the ELF header, the program headers and the notes.
+func (c *Core) parseHeader() error {
+	d := c.data
+	if len(d) < elf.EI_NIDENT {
+		return &FormatError{Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
+	}
+	if string(d[:4]) != elf.ELFMAG {
+		return &FormatError{Off: 0, Msg: "not an ELF file (bad magic)"}
+	}
+	if class := elf.Class(d[elf.EI_CLASS]); class != elf.ELFCLASS64 {
+		return &FormatError{Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v", class)}
+	}
+	switch elf.Data(d[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		c.ByteOrder = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		c.ByteOrder = binary.BigEndian
+	default:
+		return &FormatError{Off: elf.EI_DATA, Msg: fmt.Sprintf("unknown ELF data encoding %d", d[elf.EI_DATA])}
+	}
+	if len(d) < ehdr64Size {
+		return &FormatError{Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
+	}
+	h := newCursor(d[:ehdr64Size], c.ByteOrder, 0)
+	h.seek(16)
+	typ := elf.Type(h.u16())
+	c.Machine = elf.Machine(h.u16())
+	h.skip(4 + 8) // e_version, e_entry
+	phoff := h.u64()
+	shoff := h.u64()
+	h.skip(4 + 2) // e_flags, e_ehsize
+	phentsize := uint64(h.u16())
+	phnum := uint64(h.u16())
+	if typ != elf.ET_CORE {
+		return &FormatError{Off: 16, Msg: fmt.Sprintf("not a core file (type %v)", typ)}
+	}
+	if c.Machine != elf.EM_X86_64 && c.Machine != elf.EM_AARCH64 {
+		return &FormatError{Off: 18, Msg: fmt.Sprintf("unsupported machine %v", c.Machine)}
+	}
+	if phnum == pnXnum {
+		// gABI "Extended numbering": sh_info of section header 0.
+		if sh := c.fileBytes(shoff, shdr64Size); sh != nil {
+			phnum = uint64(c.ByteOrder.Uint32(sh[44:48]))
+		} else {
+			c.problem(int64(shoff), "e_phnum is PN_XNUM but section header 0 is not in the file")
+			phnum = 0
+		}
+	}
+	if phnum == 0 {
+		c.problem(56, "core has no program headers")
+		return nil
+	}
+	if phentsize < phdr64Size {
+		c.problem(54, "program header size %d is smaller than %d; ignoring program headers", phentsize, phdr64Size)
+		return nil
+	}
+	avail := uint64(0)
+	if phoff < uint64(len(d)) {
+		avail = (uint64(len(d)) - phoff) / phentsize
+	}
+	if phnum > avail {
+		c.problem(int64(phoff), "program header table has %d entries but the file holds %d", phnum, avail)
+		phnum = avail
+	}
+	if phnum > maxSegments {
+		c.problem(int64(phoff), "%d program headers exceed the limit of %d", phnum, maxSegments)
+		phnum = maxSegments
+	}
+	var notes []Segment
+	for i := uint64(0); i < phnum; i++ {
+		off := phoff + i*phentsize
+		p := newCursor(d[off:off+phdr64Size], c.ByteOrder, int64(off))
+		ptype := elf.ProgType(p.u32())
+		seg := Segment{Flags: elf.ProgFlag(p.u32())}
+		seg.Offset = p.u64()
+		seg.Vaddr = p.u64()
+		p.skip(8) // p_paddr
+		seg.Filesz = p.u64()
+		seg.Memsz = p.u64()
+		switch ptype {
+		case elf.PT_LOAD:
+			c.Segments = append(c.Segments, c.clampSegment(seg, int64(off), true))
+		case elf.PT_NOTE:
+			notes = append(notes, c.clampSegment(seg, int64(off), false))
+		}
+	}
+	c.indexSegments()
+	if len(notes) == 0 {
+		c.problem(int64(phoff), "core has no PT_NOTE segment: no threads, registers or mappings")
+	}
+	var np noteParser
+	np.core = c
+	for _, n := range notes {
+		np.parse(c.data[n.Offset:n.Offset+n.Filesz], int64(n.Offset))
+	}
+	np.finish()
+	return nil
+}
+
+// clampSegment makes seg consistent with the file: Filesz is cut to Memsz
+// (for PT_LOAD) and to the end of the file; Memsz is cut so that the segment
+// does not wrap around the address space.
+func (c *Core) clampSegment(seg Segment, phOff int64, load bool) Segment {
+	size := uint64(len(c.data))
+	if seg.Memsz > ^uint64(0)-seg.Vaddr {
+		c.problem(phOff, "segment at %#x with size %#x wraps the address space", seg.Vaddr, seg.Memsz)
+		seg.Memsz = ^uint64(0) - seg.Vaddr // End() stays representable: up to 2^64-1
+	}
+	if load && seg.Filesz > seg.Memsz {
+		c.problem(phOff, "segment at %#x has p_filesz %#x > p_memsz %#x", seg.Vaddr, seg.Filesz, seg.Memsz)
+		seg.Filesz = seg.Memsz
+	}
+	switch {
+	case seg.Filesz == 0:
+	case seg.Offset >= size:
+		c.problem(phOff, "segment at %#x: file offset %#x is beyond the end of the file (%#x bytes); the core is truncated", seg.Vaddr, seg.Offset, size)
+		seg.Filesz = 0
+	case seg.Filesz > size-seg.Offset:
+		c.problem(phOff, "segment at %#x: %#x bytes at offset %#x extend past the end of the file (%#x bytes); the core is truncated", seg.Vaddr, seg.Filesz, seg.Offset, size)
+		seg.Filesz = size - seg.Offset
+	}
+	if seg.Filesz == 0 {
+		seg.Offset = 0
+	}
+	return seg
+}
+
+// indexSegments sorts the PT_LOAD segments, reports overlaps and builds the
+// running maximum of segment ends used by segmentIndex.
+func (c *Core) indexSegments() {
+	sort.SliceStable(c.Segments, func(i, j int) bool { return c.Segments[i].Vaddr < c.Segments[j].Vaddr })
+	c.maxEnd = make([]uint64, len(c.Segments))
+	var end uint64
+	for i := range c.Segments {
+		s := &c.Segments[i]
+		if i > 0 && s.Vaddr < end && s.Memsz > 0 {
+			c.problem(int64(s.Offset), "segment at %#x overlaps an earlier segment ending at %#x", s.Vaddr, end)
+		}
+		end = max(end, s.End())
+		c.maxEnd[i] = end
+	}
+}
+
+// fileBytes returns data[off:off+n] or nil if it is not all in the file.
+func (c *Core) fileBytes(off, n uint64) []byte {
+	size := uint64(len(c.data))
+	if off > size || n > size-off {
+		return nil
+	}
+	return c.data[off : off+n]
+}

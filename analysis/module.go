@@ -1,0 +1,310 @@
+package analysis
+
+import (
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/elfcore"
+	"github.com/faultline-dev/faultline/analysis/unwind"
+)
+
+// auxv types (linux/include/uapi/linux/auxvec.h).
+const (
+	atEntry       = 9
+	atSysinfoEHdr = 33
+)
+
+// module is one mapped ELF object and what was found for it on disk.
+type module struct {
+	path    string // as mapped in the core
+	file    string // the matching file on disk ("" if none)
+	lo, hi  uint64
+	base    uint64 // start of the mapping of file offset 0
+	bias    uint64 // runtime address - link-time address
+	buildID []byte // from the core's copy of its headers (else from the file)
+	isExe   bool
+
+	obj *debuginfo.Object // the binary (nil if not found)
+	dbg *debuginfo.Object // its debug file (may equal obj, or be nil)
+
+	once sync.Once
+	syms *debuginfo.Symbols
+	uw   *unwind.Module
+}
+
+func (m *module) close() {
+	if m.dbg != nil && m.dbg != m.obj {
+		m.dbg.Close()
+	}
+	if m.obj != nil {
+		m.obj.Close()
+	}
+}
+
+// symbols returns the module's symbolizer, building it on first use.
+func (m *module) symbols() *debuginfo.Symbols {
+	m.init()
+	return m.syms
+}
+
+func (m *module) unwindInfo() *unwind.Module {
+	m.init()
+	return m.uw
+}
+
+func (m *module) init() {
+	m.once.Do(func() {
+		m.uw = &unwind.Module{Name: m.path, Lo: m.lo, Hi: m.hi, Bias: m.bias}
+		if m.obj == nil {
+			return
+		}
+		m.syms = debuginfo.NewSymbols(m.obj, m.dbg)
+		sec := func(o *debuginfo.Object, name string) unwind.Section {
+			if o == nil {
+				return unwind.Section{}
+			}
+			d, a, ok := o.Section(name)
+			if !ok {
+				return unwind.Section{}
+			}
+			return unwind.Section{Data: d, Addr: a}
+		}
+		m.uw.EHFrame = sec(m.obj, ".eh_frame")
+		m.uw.EHFrameHdr = sec(m.obj, ".eh_frame_hdr")
+		m.uw.DebugFrame = sec(m.obj, ".debug_frame")
+		if m.uw.DebugFrame.Data == nil && m.dbg != nil {
+			m.uw.DebugFrame = sec(m.dbg, ".debug_frame")
+		}
+	})
+}
+
+func (m *module) symbolsKind() string {
+	s := m.symbols()
+	switch {
+	case s == nil:
+		return "none"
+	case s.HasDWARF():
+		return "dwarf"
+	default:
+		return "symtab"
+	}
+}
+
+// loadModules builds the module list from NT_FILE (plus the vDSO) and finds
+// each object's file and debug file.
+func (p *process) loadModules() {
+	core := p.core
+	type group struct {
+		path   string
+		lo, hi uint64
+		base   uint64
+		hasOff bool
+	}
+	byPath := map[string]*group{}
+	var order []*group
+	for _, f := range core.Files {
+		g := byPath[f.Path]
+		if g == nil {
+			g = &group{path: f.Path, lo: f.Start, hi: f.End}
+			byPath[f.Path] = g
+			order = append(order, g)
+		}
+		g.lo = min(g.lo, f.Start)
+		g.hi = max(g.hi, f.End)
+		if f.FileOffset == 0 && !g.hasOff {
+			g.base, g.hasOff = f.Start, true
+		}
+	}
+	entry, _ := core.AuxVal(atEntry)
+	for _, g := range order {
+		if !g.hasOff || !p.looksLikeELF(g.path, g.base) {
+			continue
+		}
+		m := &module{path: g.path, lo: g.lo, hi: g.hi, base: g.base}
+		m.isExe = entry != 0 && entry >= g.lo && entry < g.hi
+		m.buildID = core.BuildIDAt(g.base)
+		p.locate(m)
+		p.modules = append(p.modules, m)
+		if m.isExe {
+			p.exe = m
+		}
+	}
+	if len(core.Files) == 0 {
+		p.problem("", "the core has no NT_FILE note: mapped libraries are unknown, so only the executable (--exe) can be symbolized")
+		if p.opt.Exe != "" && entry != 0 {
+			p.addExeWithoutNTFile(entry)
+		}
+	}
+	if vdso, ok := core.AuxVal(atSysinfoEHdr); ok && vdso != 0 {
+		p.addVDSO(vdso)
+	}
+	sort.Slice(p.modules, func(i, j int) bool { return p.modules[i].lo < p.modules[j].lo })
+}
+
+// looksLikeELF reports whether a mapping is an ELF object: by the header the
+// core dumped at its start, else by the file on disk.
+func (p *process) looksLikeELF(path string, base uint64) bool {
+	var magic [4]byte
+	if n, _ := p.core.ReadMemory(base, magic[:]); n == 4 {
+		return string(magic[:]) == "\x7fELF"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		// Unknown: keep it only if it is named like a shared object or program.
+		return strings.Contains(filepath.Base(path), ".so") || strings.HasPrefix(path, "/")
+	}
+	defer f.Close()
+	if n, _ := f.Read(magic[:]); n != 4 {
+		return false
+	}
+	return string(magic[:]) == "\x7fELF"
+}
+
+// locate finds the module's file and debug file and computes its load bias.
+func (p *process) locate(m *module) {
+	mapped := m.path
+	var problems []string
+	if m.isExe && p.opt.Exe != "" {
+		mapped = p.opt.Exe
+	}
+	file, probs := p.locator.FindBinary(mapped, m.buildID)
+	problems = append(problems, probs...)
+	if file == "" && mapped != m.path {
+		file, probs = p.locator.FindBinary(m.path, m.buildID)
+		problems = append(problems, probs...)
+	}
+	for _, pr := range problems {
+		p.problem(m.path, "%s", pr)
+	}
+	if file == "" {
+		hint := "copy it from the crashed machine and pass --sysroot or --solib-dir"
+		if m.isExe {
+			hint = "pass the crashed program with --exe"
+		}
+		p.problem(m.path, "no file matching the core (build-id %s) was found: %s", hexOrNone(m.buildID), hint)
+		m.bias = m.base
+		return
+	}
+	obj, err := debuginfo.OpenObject(file)
+	if err != nil {
+		p.problem(m.path, "cannot read %s: %v", file, err)
+		m.bias = m.base
+		return
+	}
+	m.file, m.obj = file, obj
+	if m.buildID == nil {
+		m.buildID = obj.BuildID()
+	}
+	if vaddr, off, ok := obj.FirstLoadVaddr(); ok {
+		m.bias = m.base - (vaddr-off)&^0xfff
+	} else {
+		m.bias = m.base
+	}
+	dbgPath, probs := p.locator.FindDebug(file, obj)
+	for _, pr := range probs {
+		p.problem(m.path, "%s", pr)
+	}
+	switch {
+	case dbgPath == "":
+	case dbgPath == file:
+		m.dbg = obj
+	default:
+		d, err := debuginfo.OpenObject(dbgPath)
+		if err != nil {
+			p.problem(m.path, "cannot read debug file %s: %v", dbgPath, err)
+		} else {
+			m.dbg = d
+		}
+	}
+}
+
+// addExeWithoutNTFile maps the --exe file at the address its entry point says.
+func (p *process) addExeWithoutNTFile(entry uint64) {
+	obj, err := debuginfo.OpenObject(p.opt.Exe)
+	if err != nil {
+		p.problem(p.opt.Exe, "cannot read: %v", err)
+		return
+	}
+	e := obj.ELF()
+	m := &module{path: p.opt.Exe, file: p.opt.Exe, obj: obj, isExe: true, buildID: obj.BuildID()}
+	m.bias = entry - e.Entry
+	for _, ph := range e.Progs {
+		if ph.Type == elf.PT_LOAD {
+			if m.lo == 0 || ph.Vaddr+m.bias < m.lo {
+				m.lo = ph.Vaddr + m.bias
+			}
+			m.hi = max(m.hi, ph.Vaddr+ph.Memsz+m.bias)
+		}
+	}
+	m.base = m.lo
+	if d, _ := p.locator.FindDebug(p.opt.Exe, obj); d == p.opt.Exe {
+		m.dbg = obj
+	}
+	p.modules = append(p.modules, m)
+	p.exe = m
+}
+
+// addVDSO adds the kernel's vDSO, whose image (and unwind info) is in the core.
+func (p *process) addVDSO(addr uint64) {
+	var seg *elfcore.Segment
+	for i := range p.core.Segments {
+		s := &p.core.Segments[i]
+		if addr >= s.Vaddr && addr < s.Vaddr+s.Filesz {
+			seg = s
+			break
+		}
+	}
+	if seg == nil {
+		return
+	}
+	size := min(seg.Vaddr+seg.Filesz-addr, 1<<20)
+	data := make([]byte, size)
+	if n, _ := p.core.ReadMemory(addr, data); uint64(n) != size {
+		return
+	}
+	obj, err := debuginfo.NewObjectFromBytes("[vdso]", data)
+	if err != nil {
+		return
+	}
+	m := &module{path: "[vdso]", lo: addr, hi: seg.Vaddr + seg.Memsz, base: addr, obj: obj, buildID: obj.BuildID()}
+	if vaddr, _, ok := obj.FirstLoadVaddr(); ok {
+		m.bias = addr - vaddr
+	} else {
+		m.bias = addr
+	}
+	m.dbg = obj
+	p.modules = append(p.modules, m)
+}
+
+func hexOrNone(b []byte) string {
+	if len(b) == 0 {
+		return "unknown"
+	}
+	return hex.EncodeToString(b)
+}
+
+// modelModules renders the module list.
+func (p *process) modelModules() []Module {
+	out := make([]Module, 0, len(p.modules))
+	for _, m := range p.modules {
+		mm := Module{Path: m.path, BuildID: hex.EncodeToString(m.buildID), Lo: m.lo, Hi: m.hi, Bias: m.bias,
+			Start: hexAddr(m.lo), End: hexAddr(m.hi), Symbols: m.symbolsKind()}
+		if m.dbg != nil && m.dbg != m.obj {
+			mm.DebugFile = m.dbg.Path()
+		}
+		if m.file != m.path {
+			mm.File = m.file
+		}
+		out = append(out, mm)
+	}
+	return out
+}
+
+func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }

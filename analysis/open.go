@@ -1,0 +1,124 @@
+package analysis
+
+import (
+	"debug/elf"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/elfcore"
+	"github.com/faultline-dev/faultline/analysis/unwind"
+)
+
+// Options say where to find the files a dump refers to.
+type Options struct {
+	// Exe is the crashed program's executable, when the path recorded in the
+	// core is not it (another machine, a moved build tree).
+	Exe string
+	// Sysroot is prefixed to every mapped path that does not match on disk.
+	Sysroot string
+	// DebugDirs hold separate debug files (.build-id/xx/yyyy.debug, debuglink targets).
+	DebugDirs []string
+	// SearchDirs are searched by file name for mapped objects (like gdb's
+	// solib-search-path); the executable's directory is always searched.
+	SearchDirs []string
+	// MaxFrames bounds each thread's unwind (default unwind.DefaultMaxFrames).
+	MaxFrames int
+	// Progress, when set, is told how loading goes (done of total threads).
+	Progress func(message string, done, total int)
+	// OnCrashingThread, when set, receives the model with only the crashing
+	// thread unwound, before the other threads are: on cores with hundreds
+	// of threads an editor can show the crash at once.
+	OnCrashingThread func(partial *Crash)
+}
+
+// process is an opened core with its modules located: the state one analysis
+// works from.
+type process struct {
+	core     *elfcore.Core
+	opt      Options
+	locator  *debuginfo.Locator
+	modules  []*module // sorted by lo
+	exe      *module
+	problems []Problem
+}
+
+func newProcess(core *elfcore.Core, opt Options) (*process, error) {
+	if core.Machine != elf.EM_X86_64 {
+		return nil, fmt.Errorf("%s: %v cores are not supported yet (x86-64 only)", core.Path, core.Machine)
+	}
+	p := &process{core: core, opt: opt}
+	search := append([]string(nil), opt.SearchDirs...)
+	if opt.Exe != "" {
+		search = append(search, filepath.Dir(opt.Exe))
+	}
+	p.locator = &debuginfo.Locator{Sysroot: opt.Sysroot, DebugDirs: opt.DebugDirs, SearchDirs: search}
+	for _, pr := range core.Problems {
+		p.problems = append(p.problems, Problem{Message: "core: " + pr.String()})
+	}
+	p.loadModules()
+	return p, nil
+}
+
+func (p *process) close() {
+	for _, m := range p.modules {
+		m.close()
+	}
+}
+
+func (p *process) problem(module, format string, args ...any) {
+	p.problems = append(p.problems, Problem{Module: module, Message: fmt.Sprintf(format, args...)})
+}
+
+// moduleAt returns the module whose mappings contain addr.
+func (p *process) moduleAt(addr uint64) *module {
+	i := sort.Search(len(p.modules), func(i int) bool { return p.modules[i].hi > addr })
+	if i < len(p.modules) && p.modules[i].lo <= addr {
+		return p.modules[i]
+	}
+	return nil
+}
+
+// ReadMemory reads process memory: the core's dumped segments first, then
+// the file-backed mappings of modules (code and read-only data are usually
+// not dumped).
+func (p *process) ReadMemory(addr uint64, b []byte) (int, error) {
+	n, err := p.core.ReadMemory(addr, b)
+	for n < len(b) {
+		a := addr + uint64(n)
+		m := p.moduleAt(a)
+		if m == nil || m.obj == nil {
+			break
+		}
+		k, _ := m.obj.ReadAt(b[n:], a-m.bias)
+		if k == 0 {
+			break
+		}
+		n += k
+		if n < len(b) {
+			// The file ran out (bss); the core may hold the rest.
+			k, _ = p.core.ReadMemory(addr+uint64(n), b[n:])
+			if k == 0 {
+				break
+			}
+			n += k
+		}
+	}
+	if n == len(b) {
+		return n, nil
+	}
+	if err == nil {
+		err = &unwind.MemoryError{Addr: addr + uint64(n)}
+	}
+	return n, err
+}
+
+// ModuleAt implements unwind.Finder.
+func (p *process) ModuleAt(pc uint64) *unwind.Module {
+	m := p.moduleAt(pc)
+	if m == nil {
+		return nil
+	}
+	return m.unwindInfo()
+}

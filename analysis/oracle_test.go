@@ -1,0 +1,207 @@
+package analysis_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/logs"
+)
+
+const corpus = "../testdata/native"
+
+type corpusCase struct {
+	Name       string   `json:"name"`
+	Binary     string   `json:"binary"`
+	Core       string   `json:"core"`
+	SearchDirs []string `json:"searchDirs"`
+	Signal     string   `json:"signal"`
+	SystemLibs []struct {
+		Path    string `json:"path"`
+		BuildID string `json:"buildId"`
+	} `json:"systemLibraries"`
+}
+
+func loadCorpus(t testing.TB) []corpusCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Cases []corpusCase }
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Cases) < 10 {
+		t.Fatalf("manifest lists %d cases, want the whole corpus", len(m.Cases))
+	}
+	return m.Cases
+}
+
+// checkSystemLibs fails when this machine's libraries are not the ones the
+// cores were made with: then neither gdb nor faultline can symbolize them
+// (regenerate with testdata/native/gen.sh).
+func checkSystemLibs(t *testing.T, c corpusCase) {
+	t.Helper()
+	for _, l := range c.SystemLibs {
+		o, err := debuginfo.OpenObject(l.Path)
+		if err != nil {
+			t.Fatalf("%s: %v", l.Path, err)
+		}
+		got := fmt.Sprintf("%x", o.BuildID())
+		o.Close()
+		if got != l.BuildID {
+			t.Fatalf("%s has build-id %s here but %s in the core: run testdata/native/gen.sh", l.Path, got, l.BuildID)
+		}
+	}
+}
+
+func gunzipTo(t *testing.T, src, dst string) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, zr); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+}
+
+// gdbBacktrace runs the oracle: gdb's `thread apply all bt` on the same core.
+func gdbBacktrace(t *testing.T, bin, core string, searchDirs []string) *logs.GDBLog {
+	t.Helper()
+	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set width 0"}
+	if len(searchDirs) > 0 {
+		args = append(args, "-ex", "set solib-search-path "+strings.Join(searchDirs, ":"))
+	}
+	args = append(args, "-ex", "info threads", "-ex", "thread apply all bt", bin, core)
+	cmd := exec.Command("gdb", args...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("gdb: %v", err)
+	}
+	log, err := logs.ParseGDB(bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("parsing gdb output: %v", err)
+	}
+	return log
+}
+
+// TestOracleGDB: for every core of the corpus, the frames faultline reports
+// (function, file, line, one entry per inline level, the signal frame) equal
+// gdb's bt on the same core, thread for thread, and the thread count equals gdb's.
+func TestOracleGDB(t *testing.T) {
+	if _, err := exec.LookPath("gdb"); err != nil {
+		t.Fatal("gdb is required for the oracle tests (the README's test command installs it)")
+	}
+	for _, c := range loadCorpus(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			checkSystemLibs(t, c)
+			bin, _ := filepath.Abs(filepath.Join(corpus, c.Binary))
+			var dirs []string
+			for _, d := range c.SearchDirs {
+				a, _ := filepath.Abs(filepath.Join(corpus, d))
+				dirs = append(dirs, a)
+			}
+			core := filepath.Join(t.TempDir(), c.Name+".core")
+			gunzipTo(t, filepath.Join(corpus, c.Core), core)
+			want := gdbBacktrace(t, bin, core, dirs)
+
+			got, err := analysis.Open(core, analysis.Options{Exe: bin, SearchDirs: dirs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Threads) != len(want.Threads) {
+				t.Fatalf("%d threads, gdb shows %d", len(got.Threads), len(want.Threads))
+			}
+			if got.Signal == nil || got.Signal.Name != c.Signal {
+				t.Errorf("signal %+v, want %s", got.Signal, c.Signal)
+			}
+			byLWP := map[int]analysis.Thread{}
+			for _, th := range got.Threads {
+				byLWP[th.ID] = th
+			}
+			for i, wt := range want.Threads {
+				th, ok := byLWP[wt.LWP]
+				if !ok {
+					t.Errorf("gdb thread %d (LWP %d) missing", wt.Num, wt.LWP)
+					continue
+				}
+				if i == 0 && (!th.Crashed || got.CrashingThread != wt.LWP) {
+					t.Errorf("crashing thread: got %d, gdb's first thread is LWP %d", got.CrashingThread, wt.LWP)
+				}
+				compareFrames(t, wt, th)
+			}
+		})
+	}
+}
+
+func compareFrames(t *testing.T, want logs.GDBThread, got analysis.Thread) {
+	t.Helper()
+	line := func(function, file string, line int) string {
+		if function == "" {
+			function = "??"
+		}
+		if file == "" {
+			return function
+		}
+		return fmt.Sprintf("%s at %s:%d", function, file, line)
+	}
+	var w, g []string
+	for _, f := range want.Frames {
+		if f.Signal {
+			w = append(w, analysis.SignalFrameName)
+			continue
+		}
+		w = append(w, line(f.Function, f.File, f.Line))
+	}
+	for _, f := range got.Frames {
+		if f.Signal {
+			g = append(g, analysis.SignalFrameName)
+			continue
+		}
+		g = append(g, line(f.Function, f.File, f.Line))
+	}
+	n := max(len(w), len(g))
+	bad := 0
+	var diff strings.Builder
+	for i := 0; i < n; i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			bad++
+			if bad <= 8 {
+				fmt.Fprintf(&diff, "  #%d gdb: %q\n      faultline: %q\n", i, a, b)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("LWP %d: %d of %d frames differ from gdb (gdb %d frames, faultline %d):\n%s",
+			want.LWP, bad, n, len(w), len(g), diff.String())
+	}
+}

@@ -1,0 +1,202 @@
+// Package report renders the crash model for people (a terminal report) and
+// for programs (JSON, schema faultline.crash/v1).
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/faultline-dev/faultline/analysis"
+)
+
+// JSON writes the model exactly as `faultline analyze --json` prints it.
+func JSON(w io.Writer, c *analysis.Crash) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+// Text writes the terminal report: the signal and faulting instruction, the
+// crashing thread, then the other threads with identical stacks grouped.
+func Text(w io.Writer, c *analysis.Crash) error {
+	p := &printer{w: w}
+	p.f("faultline: %s (%s, %s)\n", c.Dump.Path, c.Dump.Format, c.Dump.Arch)
+	if c.Dump.Executable != "" || c.Dump.PID != 0 {
+		p.f("process:   pid %d  %s\n", c.Dump.PID, firstNonEmpty(c.Dump.Command, c.Dump.Executable))
+	}
+	if s := c.Signal; s != nil {
+		p.f("signal:    %s", s.Name)
+		if s.Code != "" {
+			p.f(" (%s)", s.Code)
+		}
+		if s.Address != "" {
+			p.f(" at address %s", s.Address)
+		}
+		if s.Sender != 0 {
+			p.f(" sent by pid %d", s.Sender)
+		}
+		p.f("\n")
+	}
+	if in := c.Instruction; in != nil {
+		p.f("faulting:  %s: %s", in.PC, in.Text)
+		if in.EffectiveAddress != "" {
+			p.f("    [%s %s]", in.Access, in.EffectiveAddress)
+		}
+		p.f("\n")
+		if len(in.Registers) > 0 {
+			p.f("           %s\n", registerLine(in.Registers))
+		}
+	}
+	p.f("threads:   %d\n\n", len(c.Threads))
+
+	for _, g := range GroupThreads(c) {
+		t := g.Threads[0]
+		switch {
+		case t.Crashed:
+			p.f("Thread %d (crashed):\n", t.ID)
+		case len(g.Threads) == 1:
+			p.f("Thread %d:\n", t.ID)
+		default:
+			ids := make([]string, 0, len(g.Threads))
+			for _, o := range g.Threads {
+				ids = append(ids, fmt.Sprint(o.ID))
+			}
+			p.f("%d threads with this stack: %s\n", len(g.Threads), abbreviate(ids, 12))
+		}
+		for _, fr := range t.Frames {
+			p.f("  %s\n", FrameLine(fr))
+		}
+		if t.Truncated != "" {
+			p.f("  (backtrace stopped: %s)\n", t.Truncated)
+		}
+		p.f("\n")
+	}
+	if len(c.Problems) > 0 {
+		p.f("problems:\n")
+		for _, pr := range c.Problems {
+			if pr.Module != "" {
+				p.f("  - %s: %s\n", filepath.Base(pr.Module), pr.Message)
+			} else {
+				p.f("  - %s\n", pr.Message)
+			}
+		}
+	}
+	return p.err
+}
+
+// FrameLine formats one frame like gdb's bt: "#3  0x... in f at file.c:12".
+func FrameLine(fr analysis.Frame) string {
+	if fr.Function == analysis.SignalFrameName {
+		return fmt.Sprintf("#%-3d %s", fr.Index, fr.Function)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%-3d ", fr.Index)
+	if !fr.Inlined {
+		fmt.Fprintf(&b, "%s in ", fr.PC)
+	} else {
+		b.WriteString(strings.Repeat(" ", len(fr.PC)) + "    ")
+	}
+	fn := fr.Function
+	if fn == "" {
+		fn = "??"
+	}
+	b.WriteString(fn)
+	if fr.File != "" {
+		fmt.Fprintf(&b, " at %s:%d", fr.File, fr.Line)
+	} else if fr.Module != "" {
+		fmt.Fprintf(&b, " from %s", fr.Module)
+	}
+	if fr.Inlined {
+		b.WriteString("  [inlined]")
+	}
+	if fr.Trust != analysis.TrustCFI && fr.Trust != analysis.TrustContext && fr.Trust != "" {
+		fmt.Fprintf(&b, "  [%s]", fr.Trust)
+	}
+	return b.String()
+}
+
+// ThreadGroup is a set of threads whose stacks are identical.
+type ThreadGroup struct {
+	Threads []analysis.Thread
+}
+
+// GroupThreads groups threads with identical stacks (same functions and
+// lines), the crashing thread alone and first, then larger groups first.
+func GroupThreads(c *analysis.Crash) []ThreadGroup {
+	var groups []ThreadGroup
+	index := map[string]int{}
+	for _, t := range c.Threads {
+		if t.Crashed {
+			groups = append([]ThreadGroup{{Threads: []analysis.Thread{t}}}, groups...)
+			for k := range index {
+				index[k]++
+			}
+			continue
+		}
+		key := stackKey(t)
+		if i, ok := index[key]; ok {
+			groups[i].Threads = append(groups[i].Threads, t)
+			continue
+		}
+		index[key] = len(groups)
+		groups = append(groups, ThreadGroup{Threads: []analysis.Thread{t}})
+	}
+	start := 0
+	if len(groups) > 0 && groups[0].Threads[0].Crashed {
+		start = 1
+	}
+	rest := groups[start:]
+	sort.SliceStable(rest, func(i, j int) bool { return len(rest[i].Threads) > len(rest[j].Threads) })
+	return groups
+}
+
+func stackKey(t analysis.Thread) string {
+	var b strings.Builder
+	for _, f := range t.Frames {
+		fmt.Fprintf(&b, "%s|%s|%d|%s;", f.Function, f.File, f.Line, f.Module)
+	}
+	return b.String()
+}
+
+func registerLine(regs map[string]string) string {
+	order := []string{"rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
+	var parts []string
+	for _, r := range order {
+		if v, ok := regs[r]; ok {
+			parts = append(parts, r+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func abbreviate(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:n], ", ") + fmt.Sprintf(", … (+%d)", len(ids)-n)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
