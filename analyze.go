@@ -1,35 +1,136 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/classify"
 	"github.com/faultline-dev/faultline/analysis/report"
 )
 
 func init() { commands["analyze"] = cmdAnalyze }
 
+// cmdAnalyze analyzes one dump (the markdown crash report, or the model
+// with --json) or several (dumps and directories of dumps, grouped by
+// signature, with the verdict on determinism).
 func cmdAnalyze(args []string, stdout, _ io.Writer) error {
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	jsonOut := fs.Bool("json", false, "print the crash model as JSON (schema faultline.crash/v1)")
+	jsonOut := fs.Bool("json", false, "print the crash model as JSON (schema faultline.crash/v1; faultline.crash-set/v1 for several dumps)")
+	format := fs.String("format", "markdown", "report format: markdown, text (gdb-like backtraces) or json")
 	var of openFlags
 	of.register(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageError{errors.New("expected exactly one DUMP")}
+	if *jsonOut {
+		*format = "json"
 	}
-	c, err := analysis.Open(pos[0], of.options())
+	switch *format {
+	case "markdown", "md", "text", "json":
+	default:
+		return usageError{fmt.Errorf("unknown --format %q (markdown, text or json)", *format)}
+	}
+	if len(pos) == 0 {
+		return usageError{errors.New("expected a DUMP (or several, or a directory of dumps)")}
+	}
+	dumps, err := expandDumps(pos)
 	if err != nil {
 		return err
 	}
-	if *jsonOut {
-		return report.JSON(stdout, c)
+	if len(dumps) == 1 && !isDir(pos[0]) {
+		c, err := analysis.Open(dumps[0], of.options())
+		if err != nil {
+			return err
+		}
+		switch *format {
+		case "json":
+			return report.JSON(stdout, c)
+		case "text":
+			return report.Text(stdout, c)
+		}
+		return report.Markdown(stdout, c, "")
 	}
-	return report.Text(stdout, c)
+
+	var crashes []*analysis.Crash
+	var failed []classify.Failure
+	for _, d := range dumps {
+		c, err := analysis.Open(d, of.options())
+		if err != nil {
+			failed = append(failed, classify.Failure{Dump: d, Error: err.Error()})
+			continue
+		}
+		crashes = append(crashes, c)
+	}
+	if len(crashes) == 0 {
+		return fmt.Errorf("none of the %d dumps could be opened (first: %s)", len(dumps), failed[0].Error)
+	}
+	set := classify.GroupCrashes(crashes)
+	set.Failed = failed
+	switch *format {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(set)
+	case "text":
+		for _, c := range crashes {
+			if err := report.Text(stdout, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return report.MarkdownSet(stdout, set)
+}
+
+// expandDumps lists the dumps named on the command line: files as given,
+// directories by their regular files (not recursively), sorted.
+func expandDumps(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a) // analysis.Open reports a missing file
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			return nil, err
+		}
+		var files []string
+		for _, e := range entries {
+			if e.Type().IsRegular() && looksLikeDump(e.Name()) {
+				files = append(files, filepath.Join(a, e.Name()))
+			}
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no dumps in this directory", a)
+		}
+		sort.Strings(files)
+		out = append(out, files...)
+	}
+	return out, nil
+}
+
+// looksLikeDump skips the text files that sit next to cores (gdb logs,
+// READMEs); everything else is tried, and what fails to open is reported.
+func looksLikeDump(name string) bool {
+	switch filepath.Ext(name) {
+	case ".txt", ".md", ".json", ".log", ".c", ".cpp", ".h", ".py", ".sh":
+		return false
+	}
+	return true
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }

@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
+	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/disasm"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
 	"github.com/faultline-dev/faultline/analysis/unwind"
@@ -153,18 +155,25 @@ func x86Named(r elfcore.X86_64Regs) map[string]uint64 {
 type symbolizer struct {
 	p     *process
 	cache map[uint64][]Frame
+
+	space     *debuginfo.AddressSpace // built on first use
+	tailCalls map[[2]uint64][]uint64  // by caller pc and callee pc
 }
 
 func newSymbolizer(p *process) *symbolizer {
-	return &symbolizer{p: p, cache: map[uint64][]Frame{}}
+	return &symbolizer{p: p, cache: map[uint64][]Frame{}, tailCalls: map[[2]uint64][]uint64{}}
 }
 
 // frames symbolizes one thread's physical frames as gdb's bt lists them:
 // every inline level, "<signal handler called>" for sigreturn trampolines,
-// and nothing past main (gdb's "backtrace past-main" is off by default).
+// the tail-call frames gdb infers between a frame and its caller, and
+// nothing past main (gdb's "backtrace past-main" is off by default).
 func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]Frame, string) {
 	var out []Frame
-	for _, pf := range phys {
+	for i, pf := range phys {
+		if i > 0 {
+			out = s.appendTailCalls(out, phys[i-1], pf)
+		}
 		if pf.SignalTrampoline {
 			out = append(out, Frame{Index: len(out), PC: hexAddr(pf.PC), Addr: pf.PC, Function: SignalFrameName,
 				Trust: Trust(pf.Trust), CFA: pf.CFA, Signal: true})
@@ -186,6 +195,52 @@ func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]Frame, string) 
 		}
 	}
 	return out, stop
+}
+
+// appendTailCalls appends the tail-call frames between callee and its
+// caller. Like gdb, which looks for them only when the callee's frame was
+// unwound with DWARF CFI (dwarf2_tailcall_sniffer_first), it shows each as
+// one frame named after the innermost function at the tail call, with the
+// caller's trust and the callee's CFA (a tail call reuses its frame).
+func (s *symbolizer) appendTailCalls(out []Frame, callee, caller unwind.Frame) []Frame {
+	if callee.SignalTrampoline || caller.SignalTrampoline || !caller.ReturnAddress || caller.Trust != unwind.TrustCFI {
+		return out
+	}
+	calleePC := callee.PC
+	if callee.ReturnAddress {
+		calleePC--
+	}
+	key := [2]uint64{caller.PC, calleePC}
+	pcs, ok := s.tailCalls[key]
+	if !ok {
+		pcs = s.addressSpace().TailCallFrames(caller.PC, calleePC)
+		s.tailCalls[key] = pcs
+	}
+	for _, pc := range pcs {
+		f := s.lookup(pc, true)[0]
+		f.Index = len(out)
+		f.Inlined = false
+		f.Trust = Trust(caller.Trust)
+		f.CFA = callee.CFA
+		out = append(out, f)
+	}
+	return out
+}
+
+// addressSpace is the process's modules for tail-call searches, the
+// executable first as in gdb's objfile list.
+func (s *symbolizer) addressSpace() *debuginfo.AddressSpace {
+	if s.space == nil {
+		s.space = &debuginfo.AddressSpace{}
+		mods := append([]*module(nil), s.p.modules...)
+		sort.SliceStable(mods, func(i, j int) bool { return mods[i].isExe && !mods[j].isExe })
+		for _, m := range mods {
+			if syms := m.symbols(); syms != nil {
+				s.space.Add(syms, m.lo, m.hi, m.bias)
+			}
+		}
+	}
+	return s.space
 }
 
 func (s *symbolizer) lookup(pc uint64, returnAddress bool) []Frame {

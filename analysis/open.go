@@ -23,6 +23,8 @@ type Options struct {
 	// SearchDirs are searched by file name for mapped objects (like gdb's
 	// solib-search-path); the executable's directory is always searched.
 	SearchDirs []string
+	// Offline turns off every network lookup (debuginfod).
+	Offline bool
 	// MaxFrames bounds each thread's unwind (default unwind.DefaultMaxFrames).
 	MaxFrames int
 	// Progress, when set, is told how loading goes (done of total threads).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/faultline-dev/faultline/analysis/classify"
 	"github.com/faultline-dev/faultline/analysis/disasm"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
 )
@@ -46,7 +47,9 @@ func OpenSession(path string, opt Options) (*Session, error) {
 		core.Close()
 		return nil, err
 	}
-	return &Session{Crash: p.crash(path), p: p}, nil
+	crash := p.crash(path)
+	classify.Classify(crash, p)
+	return &Session{Crash: crash, p: p}, nil
 }
 
 // Close releases the dump and the files it mapped.

@@ -7,6 +7,8 @@
 # Everything goes to ${FAULTLINE_BENCH_CACHE:-$HOME/.cache/faultline-bench}/corpus-KEY,
 # where KEY is a hash of bench/gen/*.go, so the ~10-minute build happens once
 # per generator version. Heap sizes of the cores: $BENCH_HEAPS (GiB, default "1 8").
+# BENCH_GEN_ARGS passes flags to the generator (e.g. "-units 40 -types 1" for a
+# quick smoke corpus); they are part of the key.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,8 +17,9 @@ cache=${FAULTLINE_BENCH_CACHE:-$HOME/.cache/faultline-bench}
 heaps=${BENCH_HEAPS:-1 8}
 jobs=${BENCH_JOBS:-$(nproc)}
 what=${1:-all}
+genargs=${BENCH_GEN_ARGS:-}
 
-key=$(cd "$repo" && cat bench/gen/*.go | sha256sum | cut -c1-16)
+key=$(cd "$repo" && { cat bench/gen/*.go; printf '%s' "$genargs"; } | sha256sum | cut -c1-16)
 dir=$cache/corpus-$key
 mkdir -p "$dir"
 
@@ -28,7 +31,8 @@ build() {
 		return
 	fi
 	log "generating sources into $dir"
-	(cd "$repo" && go run ./bench/gen -out "$dir")
+	# shellcheck disable=SC2086 # genargs is a list of flags
+	(cd "$repo" && go run ./bench/gen -out "$dir" $genargs)
 	log "building with make -j$jobs (about 10 minutes on 2 cores; log: $dir/build.log)"
 	local start end
 	start=$(date +%s.%N)

@@ -24,8 +24,8 @@ const maxConfigSize = 4 << 20
 //	                 "repo": "<git URL>", "revision": "<tag, branch or commit>"}],
 //	 "sourceMap"?: {"from": "to"}}
 type Config struct {
-	Components []ComponentRule    `json:"components"`
-	SourceMap  map[string]string  `json:"sourceMap,omitempty"`
+	Components []ComponentRule   `json:"components"`
+	SourceMap  map[string]string `json:"sourceMap,omitempty"`
 	// CacheDir overrides the cache directory.
 	CacheDir string `json:"cacheDir,omitempty"`
 

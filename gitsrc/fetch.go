@@ -20,10 +20,12 @@ import (
 // repos/, or, for a local working repository (a .git directory found near
 // the DWARF compilation directory), that repository opened in place.
 type repository struct {
-	url   string
-	key   string
-	git   *git.Repository
-	local bool
+	url     string
+	key     string
+	git     *git.Repository
+	local   bool
+	storage interface{ Close() error }
+	commits map[plumbing.Hash]*object.Commit
 }
 
 var (
@@ -39,15 +41,15 @@ const unshallowDepth = math.MaxInt32
 func (c *cache) openRepository(url string) (*repository, error) {
 	key := repoKey(url)
 	if dir, ok := localRepoDir(url); ok {
-		r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+		r, st, err := openGit(dir)
 		if err != nil {
 			return nil, fmt.Errorf("opening local repository %s: %w", dir, err)
 		}
-		return &repository{url: url, key: key, git: r, local: true}, nil
+		return &repository{url: url, key: key, git: r, local: true, storage: st}, nil
 	}
 	dir := c.repoDir(key)
-	r, err := git.PlainOpen(dir)
-	if errors.Is(err, git.ErrRepositoryNotExists) {
+	_, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
 		// Initialise in a temporary directory and rename, so that a crash
 		// half way never leaves a repository without its remote.
 		tmp, err := os.MkdirTemp(filepath.Dir(dir), ".init-"+key+"-")
@@ -65,16 +67,12 @@ func (c *cache) openRepository(url string) (*repository, error) {
 		if err := os.Rename(tmp, dir); err != nil {
 			return nil, err
 		}
-		r, err = git.PlainOpen(dir)
-		if err != nil {
-			return nil, err
-		}
-		return &repository{url: url, key: key, git: r}, nil
 	}
+	r, st, err := openGit(dir)
 	if err != nil {
 		return nil, fmt.Errorf("opening cached repository %s: %w", dir, err)
 	}
-	return &repository{url: url, key: key, git: r}, nil
+	return &repository{url: url, key: key, git: r, storage: st}, nil
 }
 
 // localRepoDir reports whether url names a local directory holding a git

@@ -115,7 +115,7 @@ func parseUnitHeaders(info []byte, bo binary.ByteOrder) ([]unitHeader, error) {
 		u.is64 = is64
 		u.vers = int(c.u16())
 		switch {
-		case u.vers >= 5 && u.vers <= 5:
+		case u.vers == 5:
 			u.utype = c.u8()
 			u.asize = int(c.u8())
 			c.offset(is64) // debug_abbrev_offset

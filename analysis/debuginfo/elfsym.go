@@ -112,35 +112,24 @@ func readSymbolsRaw(o *Object, section string) *symbolTable {
 		}
 		t.syms = append(t.syms, elfSymbol{name: name, addr: value, size: size, bind: bind, isFun: typ != elf.STT_NOTYPE, shndx: shndx})
 	}
-	sort.SliceStable(t.syms, func(i, j int) bool {
+	// gdb sorts minimal symbols by address, then name, and drops exact
+	// duplicates (minsyms.c compact_minimal_symbols).
+	sort.Slice(t.syms, func(i, j int) bool {
 		a, b := &t.syms[i], &t.syms[j]
 		if a.addr != b.addr {
 			return a.addr < b.addr
 		}
-		return symRank(a) < symRank(b)
+		return a.name < b.name
 	})
+	out := t.syms[:0]
+	for i, sym := range t.syms {
+		if i > 0 && sym.addr == t.syms[i-1].addr && sym.name == t.syms[i-1].name {
+			continue
+		}
+		out = append(out, sym)
+	}
+	t.syms = out
 	return t
-}
-
-// symRank orders symbols at one address the way gdb's minimal symbol
-// preference does in practice: sized functions, then global over weak over
-// local.
-func symRank(s *elfSymbol) int {
-	r := 0
-	if !s.isFun {
-		r += 10
-	}
-	if s.size == 0 {
-		r += 5
-	}
-	switch s.bind {
-	case elf.STB_GLOBAL:
-	case elf.STB_WEAK:
-		r++
-	default:
-		r += 2
-	}
-	return r
 }
 
 func cString(b []byte, off uint32) string {
@@ -154,40 +143,45 @@ func cString(b []byte, off uint32) string {
 	return string(b)
 }
 
-// lookup returns the symbol covering pc: the last symbol at or below pc
-// whose size covers pc (a zero-sized symbol covers up to the next symbol).
+// maxSymbolScan bounds the backward scan over zero-sized symbols.
+const maxSymbolScan = 4096
+
+// lookup returns the symbol for pc as gdb's lookup_minimal_symbol_by_pc_section
+// picks it: the last symbol (in address, then name order) at or below pc in
+// pc's section, skipping back over zero-sized symbols to a sized one; a sized
+// symbol that does not reach pc yields the nearest zero-sized one, or nothing.
 func (t *symbolTable) lookup(pc uint64) *elfSymbol {
 	if t == nil || len(t.syms) == 0 {
 		return nil
 	}
-	i := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr > pc }) - 1
-	// Walk back over symbols at lower addresses: a sized symbol further back
-	// may still cover pc (nested or overlapping symbols).
-	for j := i; j >= 0 && j > i-64; j-- {
-		s := &t.syms[j]
-		if s.size > 0 && pc-s.addr < s.size {
-			// Prefer the best-ranked symbol at this same address.
-			k := j
-			for k > 0 && t.syms[k-1].addr == s.addr {
-				k--
-			}
-			for ; k <= j; k++ {
-				if t.syms[k].size > 0 && pc-t.syms[k].addr < t.syms[k].size {
-					return &t.syms[k]
-				}
-			}
-			return s
+	hi := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr > pc }) - 1
+	zero := -1
+	for n := 0; hi >= 0 && n < maxSymbolScan; n++ {
+		s := &t.syms[hi]
+		if !t.inSection(s, pc) {
+			hi--
+			continue
 		}
-	}
-	if i >= 0 {
-		s := &t.syms[i]
-		if s.size == 0 && t.inSection(s, pc) {
-			k := i
-			for k > 0 && t.syms[k-1].addr == s.addr {
-				k--
+		if s.size == 0 {
+			if zero < 0 {
+				zero = hi
 			}
-			return &t.syms[k]
+			hi--
+			continue
 		}
+		break
 	}
-	return nil
+	if hi < 0 || t.syms[hi].size == 0 || !t.inSection(&t.syms[hi], pc) {
+		if zero >= 0 {
+			return &t.syms[zero]
+		}
+		return nil
+	}
+	if s := &t.syms[hi]; pc-s.addr >= s.size {
+		if zero >= 0 {
+			return &t.syms[zero]
+		}
+		return nil
+	}
+	return &t.syms[hi]
 }

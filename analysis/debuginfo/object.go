@@ -157,15 +157,15 @@ func (o *Object) rawSection(s *elf.Section) []byte {
 // are decompressed once and cached. ok is false if the section is missing,
 // has no file bytes, or cannot be decompressed.
 func (o *Object) Section(name string) (data []byte, addr uint64, ok bool) {
-	d, err := o.SectionErr(name)
+	d, err := o.sectionErr(name)
 	if err != nil || d.data == nil {
 		return nil, 0, false
 	}
 	return d.data, d.addr, true
 }
 
-// SectionErr is Section with the reason a present section could not be read.
-func (o *Object) SectionErr(name string) (sectionData, error) {
+// sectionErr is Section with the reason a present section could not be read.
+func (o *Object) sectionErr(name string) (sectionData, error) {
 	if o == nil || o.elf == nil {
 		return sectionData{}, errors.New("no object")
 	}

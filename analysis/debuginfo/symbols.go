@@ -29,8 +29,9 @@ type Symbols struct {
 	dwarfErr  error
 
 	symOnce sync.Once
-	symtab  *symbolTable // .symtab of the debug file or binary
-	dynsym  *symbolTable
+	binSyms *symbolTable // the binary's .symtab, or .dynsym when stripped
+	dbgSyms *symbolTable // the separate debug file's .symtab
+	dynSyms *symbolTable // the binary's .dynsym, for SymbolAddr
 }
 
 // NewSymbols returns the symbolizer for a module. debug may be nil or the
@@ -63,31 +64,38 @@ func (s *Symbols) DWARFError() error {
 // HasDWARF reports whether the module has DWARF debugging information.
 func (s *Symbols) HasDWARF() bool { return s.dwarfData() != nil }
 
+// symbols reads the minimal symbols the way gdb does per objfile: the
+// binary's .symtab, or its .dynsym when it is stripped; and the separate
+// debug file's .symtab.
 func (s *Symbols) symbols() {
 	s.symOnce.Do(func() {
-		s.symtab = readSymbols(s.debug, ".symtab")
-		if s.symtab == nil || len(s.symtab.syms) == 0 {
-			if t := readSymbols(s.binary, ".symtab"); t != nil {
-				s.symtab = t
-			}
+		s.binSyms = readSymbols(s.binary, ".symtab")
+		if s.binSyms == nil || len(s.binSyms.syms) == 0 {
+			s.binSyms = readSymbols(s.binary, ".dynsym")
 		}
-		s.dynsym = readSymbols(s.binary, ".dynsym")
+		if s.debug != s.binary {
+			s.dbgSyms = readSymbols(s.debug, ".symtab")
+		}
+		s.dynSyms = readSymbols(s.binary, ".dynsym")
 	})
 }
 
-// symbolAt is the symbol-table symbol covering pc.
+// symbolAt is the symbol-table symbol for pc. Like gdb across an objfile
+// and its separate debug objfile, the higher-addressed candidate wins and
+// the binary's wins a tie.
 func (s *Symbols) symbolAt(pc uint64) *elfSymbol {
 	s.symbols()
-	if sym := s.symtab.lookup(pc); sym != nil {
-		return sym
+	a, b := s.binSyms.lookup(pc), s.dbgSyms.lookup(pc)
+	if a == nil || (b != nil && b.addr > a.addr) {
+		return b
 	}
-	return s.dynsym.lookup(pc)
+	return a
 }
 
 // SymbolAddr returns the link-time address of a symbol by its (mangled) name.
 func (s *Symbols) SymbolAddr(name string) (uint64, bool) {
 	s.symbols()
-	for _, t := range []*symbolTable{s.symtab, s.dynsym} {
+	for _, t := range []*symbolTable{s.binSyms, s.dbgSyms, s.dynSyms} {
 		if t == nil {
 			continue
 		}

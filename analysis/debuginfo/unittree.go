@@ -30,6 +30,8 @@ type unitTree struct {
 	linesErr  error
 	stmtList  int64
 	strOffB   uint64
+
+	calls unitCalls // call sites and what tail-call searches need (callsite.go)
 }
 
 // die is one debugging information entry, reduced.
@@ -139,7 +141,13 @@ func decodeUnit(df *dwarfFile, u unitHeader) (t *unitTree, err error) {
 				} else if lowest != ^uint64(0) {
 					d.low = lowest
 				}
+				if e.Tag == dwarf.TagSubprogram {
+					t.calls.noteSubprogram(e, idx, d.low, rs)
+				}
 			}
+		}
+		if e.Tag == dwarf.TagCallSite || e.Tag == tagGNUCallSite {
+			t.calls.noteCallSite(e, idx)
 		}
 		t.dies = append(t.dies, d)
 		if e.Children {
@@ -149,6 +157,7 @@ func decodeUnit(df *dwarfFile, u unitHeader) (t *unitTree, err error) {
 		}
 	}
 	sort.Slice(t.ranged, func(i, j int) bool { return t.ranged[i].lo < t.ranged[j].lo })
+	t.calls.finish(t)
 	t.maxHi = make([]uint64, len(t.ranged))
 	var m uint64
 	for i, rg := range t.ranged {

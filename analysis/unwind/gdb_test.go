@@ -64,7 +64,7 @@ type gdbThread struct {
 	pcs      []uint64
 	sigtramp []bool
 	regs     []map[string]uint64 // per frame: the registers gdb could recover
-	err      string // gdb's "Backtrace stopped" reason, if any
+	err      string              // gdb's "Backtrace stopped" reason, if any
 }
 
 // gdb frame types (gdb/python/py-frame.c): inline and tail-call frames are
@@ -83,9 +83,11 @@ for th in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
     th.switch()
     print("T %d" % th.ptid[1])
     f = gdb.newest_frame()
+    n = 0
     while f is not None:
         regs = []
-        if f.type() not in (2, 3):
+        n += 1
+        if f.type() not in (2, 3) and n < 100:
             for r in ("rsp", "rbp", "rbx", "r12", "r13", "r14", "r15"):
                 try:
                     v = f.read_register(r)

@@ -221,6 +221,12 @@ func (s *stepper) step(cur *Frame) (next Frame, end bool, stop string) {
 		if err == nil {
 			return next, end, ""
 		}
+		var me *MemoryError
+		if errors.As(err, &me) {
+			// CFI says where the caller's registers are and they cannot be
+			// read: gdb stops here too ("Cannot access memory at address").
+			return Frame{}, false, me.Error()
+		}
 		cfiErr = err
 	}
 

@@ -44,14 +44,23 @@ func compareWithGDB(t *testing.T, exe, core string) map[int][]Frame {
 // gdb's values for the same frames.
 func checkRegs(t *testing.T, lwp int, frames []Frame, g *gdbThread) {
 	t.Helper()
-	bad := 0
+	bad, compared := 0, 0
+	defer func() {
+		if compared == 0 {
+			t.Errorf("LWP %d: no register compared with gdb", lwp)
+		}
+	}()
 	for i, f := range frames {
 		if i >= len(g.regs) || f.SignalTrampoline || (f.Trust != TrustContext && f.Trust != TrustCFI && f.Trust != TrustSignal) {
 			continue
 		}
 		named := f.Regs.Named()
 		for name, want := range g.regs[i] {
-			if got, ok := named[name]; ok && got != want && bad < 10 {
+			got, ok := named[name]
+			if ok {
+				compared++
+			}
+			if ok && got != want && bad < 10 {
 				bad++
 				t.Errorf("LWP %d frame #%d (%#x, %s): %s = %#x, gdb %#x", lwp, i, f.PC, f.Trust, name, got, want)
 			}

@@ -105,30 +105,78 @@ func gdbCrashLWP(gl *logs.GDBLog) int {
 	return 0
 }
 
-// compareThread compares one thread's frames index by index and returns how
-// many agree; it records up to a few differences in r.
+// maxAlign caps the frames per thread that are aligned with an LCS table
+// (n*m cells); deeper threads are compared index by index.
+const maxAlign = 2048
+
+// compareThread aligns one thread's frames with gdb's (longest common
+// subsequence of agreeing frames, so one missing frame costs one difference,
+// not every frame after it) and returns how many agree; it records the
+// unmatched frames in r.Diffs.
 func compareThread(r *Result, ft analysis.Thread, gt *logs.GDBThread) int {
+	fs, gs := ft.Frames, gt.Frames
+	r.Frames += len(gs)
+	if len(fs) > maxAlign || len(gs) > maxAlign {
+		return compareByIndex(r, ft.ID, fs, gs)
+	}
+	// lcs[i][j] is the LCS length of fs[i:] and gs[j:].
+	n, m := len(fs), len(gs)
+	lcs := make([][]int32, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			switch {
+			case framesAgree(&fs[i], &gs[j]):
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			case lcs[i+1][j] >= lcs[i][j+1]:
+				lcs[i][j] = lcs[i+1][j]
+			default:
+				lcs[i][j] = lcs[i][j+1]
+			}
+		}
+	}
 	agree := 0
-	n := max(len(ft.Frames), len(gt.Frames))
-	for i := 0; i < n; i++ {
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && framesAgree(&fs[i], &gs[j]) && lcs[i][j] == lcs[i+1][j+1]+1:
+			agree++
+			i, j = i+1, j+1
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			// gdb has a frame here that faultline lacks.
+			r.Diffs = append(r.Diffs, Diff{LWP: ft.ID, Index: j, Faultline: "(missing)", GDB: describeGDB(&gs[j])})
+			j++
+		default:
+			// faultline has a frame here that gdb lacks.
+			r.Diffs = append(r.Diffs, Diff{LWP: ft.ID, Index: fs[i].Index, Faultline: describeFL(&fs[i]), GDB: "(missing)"})
+			i++
+		}
+	}
+	r.FramesAgree += agree
+	return agree
+}
+
+// compareByIndex compares frame i with frame i, for threads too deep to align.
+func compareByIndex(r *Result, lwp int, fs []analysis.Frame, gs []logs.GDBFrame) int {
+	agree := 0
+	for i := 0; i < max(len(fs), len(gs)); i++ {
 		var f *analysis.Frame
 		var g *logs.GDBFrame
-		if i < len(ft.Frames) {
-			f = &ft.Frames[i]
+		if i < len(fs) {
+			f = &fs[i]
 		}
-		if i < len(gt.Frames) {
-			g = &gt.Frames[i]
-			r.Frames++
+		if i < len(gs) {
+			g = &gs[i]
 		}
 		if f != nil && g != nil && framesAgree(f, g) {
 			agree++
-			if i < len(gt.Frames) {
-				r.FramesAgree++
-			}
 			continue
 		}
-		r.Diffs = append(r.Diffs, Diff{LWP: ft.ID, Index: i, Faultline: describeFL(f), GDB: describeGDB(g)})
+		r.Diffs = append(r.Diffs, Diff{LWP: lwp, Index: i, Faultline: describeFL(f), GDB: describeGDB(g)})
 	}
+	r.FramesAgree += agree
 	return agree
 }
 
@@ -177,7 +225,7 @@ func paramListStart(s string) int {
 		case '(':
 			depth--
 			if depth == 0 {
-				if strings.HasSuffix(s[:i], "operator") || strings.HasSuffix(s[:i], "operator()") {
+				if strings.HasSuffix(s[:i], "operator") {
 					return -1
 				}
 				return i
@@ -202,7 +250,12 @@ func sameFile(a, b string) bool {
 	if len(a) < len(b) {
 		a, b = b, a
 	}
-	return strings.HasSuffix(a, "/"+b)
+	// A relative name may climb out of the compilation directory
+	// ("../sysdeps/x.S"); its joined, cleaned form ends in what follows.
+	for strings.HasPrefix(b, "../") {
+		b = b[3:]
+	}
+	return b != "" && b != ".." && strings.HasSuffix(a, "/"+b)
 }
 
 func describeFL(f *analysis.Frame) string {

@@ -30,6 +30,74 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Classification cases (analysis/classify): not gdb-oracle cases, so they
+# are not in manifest.json. racy_map's crash site changes from run to run, so
+# it is run until it has left cores with $racy_cores different crashing
+# functions (gdb's frame #0); lock_deadlock never crashes and is dumped with
+# gcore once both workers block on the other's mutex.
+racy_cores=4
+gen_classify_cases() {
+  local dir
+  echo "== build classification cases"
+  mkdir -p bin cores
+  g++ -O1 -g -pthread -o bin/racy_map racy_map.cpp
+  gcc -O0 -g -pthread -o bin/lock_deadlock lock_deadlock.c
+
+  echo "== racy_map"
+  rm -f cores/racy_map.*.core.gz
+  local kept=0 run top seen=""
+  for run in $(seq 1 60); do
+    [ "$kept" -ge "$racy_cores" ] && break
+    dir="$work/racy_map.$run"
+    mkdir -p "$dir"
+    (cd "$dir" && ulimit -c unlimited && ulimit -s 256 && "$here/bin/racy_map" >/dev/null 2>&1) || true
+    [ -s "$dir/core" ] || continue
+    top=$(gdb -batch -nx -ex 'bt 1' "$here/bin/racy_map" "$dir/core" 2>/dev/null |
+      sed -n 's/^#0  *\(0x[0-9a-f]* in \)\{0,1\}\([^ (]*\).*/\2/p' | head -n1)
+    case "|$seen|" in *"|$top|"*) continue ;; esac
+    seen="$seen|$top"
+    kept=$((kept + 1))
+    gzip -9 -n -c "$dir/core" >"cores/racy_map.$kept.core.gz"
+    echo "   core $kept: run $run, frame #0 in $top, gz $(stat -c %s "cores/racy_map.$kept.core.gz") bytes"
+  done
+  [ "$kept" -ge 2 ] || { echo "gen.sh: racy_map left fewer than 2 distinct cores" >&2; exit 1; }
+
+  echo "== lock_deadlock"
+  dir="$work/lock_deadlock"
+  mkdir -p "$dir"
+  "$here/bin/lock_deadlock" >"$dir/stdout.txt" 2>&1 &
+  local pid=$! tries=0 blocked
+  # Wait until both workers sleep in futex(2) (syscall 202) on a mutex.
+  while :; do
+    blocked=0
+    for t in /proc/$pid/task/*; do
+      [ "$(basename "$t")" = "$pid" ] && continue
+      read -r nr _ <"$t/syscall" 2>/dev/null || nr=""
+      [ "$nr" = "202" ] && blocked=$((blocked + 1))
+    done
+    [ "$blocked" -ge 2 ] && break
+    tries=$((tries + 1))
+    [ "$tries" -lt 500 ] || { kill -9 "$pid"; echo "gen.sh: lock_deadlock did not block" >&2; exit 1; }
+    sleep 0.01
+  done
+  gcore -o "$dir/core" "$pid" >/dev/null 2>&1
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  gzip -9 -n -c "$dir/core.$pid" >cores/lock_deadlock.core.gz
+  gdb -batch -nx -ex 'set pagination off' -ex 'info threads' -ex 'thread apply all bt' \
+    "$here/bin/lock_deadlock" "$dir/core.$pid" >cores/lock_deadlock.gdb.txt 2>&1 || true
+  echo "   core gz $(stat -c %s cores/lock_deadlock.core.gz) bytes"
+}
+
+
+# --classify-only rebuilds just the classification cases, leaving every
+# other binary, core and manifest.json as they are.
+if [ "${1:-}" = "--classify-only" ]; then
+  gen_classify_cases
+  exit 0
+fi
+
+
 rm -rf bin cores manifest.json
 mkdir -p bin/.debug cores
 
@@ -166,4 +234,5 @@ for c in "${cases[@]}"; do
 done
 
 printf '%s\n' "${entries[@]}" | jq -s '{cases: .}' >manifest.json
+gen_classify_cases
 echo "== done: $(du -sh "$here" | cut -f1) in $here"

@@ -90,16 +90,20 @@ type Context interface {
 	ReadMemory(addr uint64, size int) (uint64, error)
 }
 
-// Error is an evaluation error at byte offset Off of the expression.
+// Error is an evaluation error at byte offset Off of the expression. Err is
+// the underlying error of a failed memory read, if that was the cause.
 type Error struct {
 	Off int
 	Op  byte
 	Msg string
+	Err error
 }
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("DWARF expression: op 0x%02x at offset %d: %s", e.Op, e.Off, e.Msg)
 }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // Eval evaluates expr with the given initial stack (CFI pushes the CFA for
 // DW_CFA_expression and DW_CFA_val_expression, DWARF 5 §6.4.2.3) and returns
@@ -249,7 +253,7 @@ func Eval(expr []byte, order binary.ByteOrder, ptrSize int, ctx Context, initial
 				addr := pop()
 				v, err := ctx.ReadMemory(addr, size)
 				if err != nil {
-					return 0, false, &Error{Off: at, Op: code, Msg: err.Error()}
+					return 0, false, &Error{Off: at, Op: code, Msg: err.Error(), Err: err}
 				}
 				push(v)
 			case DW_OP_abs, DW_OP_neg, DW_OP_not:

@@ -1,0 +1,317 @@
+package classify
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/faultline-dev/faultline/analysis/disasm"
+)
+
+// fault is the hardware fault (or signal) that killed the process: from
+// the core's siginfo and registers, or, when a handler re-raised it, from
+// the siginfo and ucontext the kernel saved on the handler's signal frame.
+type fault struct {
+	signo   int
+	name    string // "SIGSEGV"
+	code    string // "SEGV_MAPERR"
+	addr    uint64 // si_addr
+	hasAddr bool
+	regs    map[string]uint64
+	pc      uint64
+	frame   int // the frame index that faulted
+
+	text     string   // the faulting instruction, AT&T
+	mem      string   // its memory operand, e.g. "0x8(%rax)"
+	memRegs  []string // registers the memory operand uses, base first
+	ea       uint64   // the operand's effective address
+	hasEA    bool
+	access   string
+	bytes    []byte
+	fromSelf bool // sent by the process (si_code <= 0), not raised by the CPU
+	addrFrom string // where addr came from: "si_addr" or "cr2"
+}
+
+// Signal numbers (asm-generic/signal.h) and si_code values (siginfo.h).
+const (
+	sigILL  = 4
+	sigTRAP = 5
+	sigABRT = 6
+	sigBUS  = 7
+	sigFPE  = 8
+	sigKILL = 9
+	sigSEGV = 11
+	sigSTOP = 19
+)
+
+var sigNames = map[int]string{4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"}
+
+var faultCodeNames = map[int]map[int32]string{
+	sigSEGV: {1: "SEGV_MAPERR", 2: "SEGV_ACCERR", 3: "SEGV_BNDERR", 4: "SEGV_PKUERR"},
+	sigBUS:  {1: "BUS_ADRALN", 2: "BUS_ADRERR", 3: "BUS_OBJERR", 4: "BUS_MCEERR_AR", 5: "BUS_MCEERR_AO"},
+	sigFPE: {1: "FPE_INTDIV", 2: "FPE_INTOVF", 3: "FPE_FLTDIV", 4: "FPE_FLTOVF", 5: "FPE_FLTUND",
+		6: "FPE_FLTRES", 7: "FPE_FLTINV", 8: "FPE_FLTSUB"},
+	sigILL: {1: "ILL_ILLOPC", 2: "ILL_ILLOPN", 3: "ILL_ILLADR", 4: "ILL_ILLTRP", 5: "ILL_PRVOPC",
+		6: "ILL_PRVREG", 7: "ILL_COPROC", 8: "ILL_BADSTK"},
+	sigTRAP: {1: "TRAP_BRKPT", 2: "TRAP_TRACE", 3: "TRAP_BRANCH", 4: "TRAP_HWBKPT"},
+}
+
+func codeName(signo int, code int32) string {
+	if code == 0x80 {
+		return "SI_KERNEL"
+	}
+	if m, ok := faultCodeNames[signo]; ok {
+		if s, ok := m[code]; ok {
+			return s
+		}
+	}
+	switch code {
+	case 0:
+		return "SI_USER"
+	case -6:
+		return "SI_TKILL"
+	case -1:
+		return "SI_QUEUE"
+	}
+	return strconv.Itoa(int(code))
+}
+
+// readFault gathers the fatal signal, registers and faulting instruction.
+func (a *analyzer) readFault() *fault {
+	sig := a.c.Signal
+	if sig == nil {
+		return nil
+	}
+	if sig.Number == sigSTOP {
+		a.evidence("the core's signal is SIGSTOP, the stop gdb's gcore uses to attach: it was dumped from a live process, not by a crash")
+		return nil
+	}
+	if a.cls.Reraised {
+		if f := a.sigframeFault(); f != nil {
+			return f
+		}
+	}
+	f := &fault{signo: sig.Number, name: sig.Name, code: sig.Code, frame: 0}
+	f.fromSelf = strings.HasPrefix(sig.Code, "SI_") && sig.Code != "SI_KERNEL"
+	if sig.Address != "" {
+		f.addr, f.hasAddr = parseHex(sig.Address)
+	}
+	if len(a.frames) > 0 && a.frames[0].Regs != nil {
+		f.regs = a.frames[0].Regs
+	} else if in := a.c.Instruction; in != nil {
+		f.regs = map[string]uint64{}
+		for k, v := range in.Registers {
+			if n, ok := parseHex(v); ok {
+				f.regs[k] = n
+			}
+		}
+	}
+	if in := a.c.Instruction; in != nil {
+		f.pc, _ = parseHex(in.PC)
+		f.text, f.mem, f.access = in.Text, in.MemoryOperand, in.Access
+		f.memRegs = operandRegisters(in.MemoryOperand)
+		if in.EffectiveAddress != "" {
+			f.ea, f.hasEA = parseHex(in.EffectiveAddress)
+		}
+		for _, h := range strings.Fields(in.Bytes) {
+			if v, err := strconv.ParseUint(h, 16, 8); err == nil {
+				f.bytes = append(f.bytes, byte(v))
+			}
+		}
+	} else if f.regs != nil {
+		f.pc = f.regs["rip"]
+	}
+	return f
+}
+
+// x86 exception vectors (Intel SDM Vol. 3A, Table 6-1).
+const (
+	trapDE = 0  // divide error
+	trapBP = 3  // int3
+	trapUD = 6  // invalid opcode
+	trapSS = 12 // stack-segment fault
+	trapGP = 13 // general protection
+	trapPF = 14 // page fault
+	trapAC = 17 // alignment check
+)
+
+// x86-64 rt_sigframe layout (linux/arch/x86/include/asm/sigframe.h,
+// uapi/asm/sigcontext.h): the handler is entered with its return address
+// (pretcode) at rsp, so its CFA is &frame->uc; struct ucontext is uc_flags,
+// uc_link, stack_t (24 bytes), struct sigcontext (256 bytes), uc_sigmask:
+// 304 bytes, then struct siginfo.
+const (
+	ucMcontext    = 40
+	ucSize        = 304
+	siCodeOffset  = 8
+	// struct sigcontext offsets of err, trapno and cr2.
+	scErr    = 152
+	scTrapno = 160
+	scCR2    = 176
+	mcontextWords = 17 // r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip
+)
+
+var mcontextRegs = [mcontextWords]string{"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	"rdi", "rsi", "rbp", "rbx", "rdx", "rax", "rcx", "rsp", "rip"}
+
+// sigframeFault reads the original fault a re-raising handler caught from
+// the signal frame the kernel pushed for it.
+func (a *analyzer) sigframeFault() *fault {
+	k := a.start - 1 // the "<signal handler called>" entry
+	if k < 1 || a.p == nil {
+		return nil
+	}
+	uc := a.frames[k-1].CFA // the handler's CFA
+	if uc == 0 {
+		return nil
+	}
+	// struct sigcontext's err, trapno and cr2 say which exception the CPU
+	// raised and where; the kernel fills them for every handler, while the
+	// siginfo copy exists only for SA_SIGINFO handlers.
+	errCode, ok1 := a.readUint64(uc + ucMcontext + scErr)
+	trapno, ok2 := a.readUint64(uc + ucMcontext + scTrapno)
+	cr2, ok3 := a.readUint64(uc + ucMcontext + scCR2)
+	if !ok1 || !ok2 || !ok3 {
+		return nil
+	}
+	f := &fault{frame: a.start, regs: map[string]uint64{}}
+	switch trapno {
+	case trapPF:
+		f.signo, f.addr, f.hasAddr, f.addrFrom = sigSEGV, cr2, true, "cr2"
+		f.code = "SEGV_MAPERR"
+		if errCode&1 != 0 { // page present: a protection violation
+			f.code = "SEGV_ACCERR"
+		}
+	case trapGP:
+		f.signo, f.code = sigSEGV, "SI_KERNEL"
+	case trapSS:
+		f.signo, f.code = sigBUS, "SI_KERNEL"
+	case trapAC:
+		f.signo, f.code = sigBUS, "BUS_ADRALN"
+	case trapDE:
+		f.signo, f.code = sigFPE, "FPE_INTDIV"
+	case trapUD:
+		f.signo, f.code = sigILL, "ILL_ILLOPN"
+	case trapBP:
+		f.signo, f.code = sigTRAP, "TRAP_BRKPT"
+	default:
+		// Not a CPU exception (the handler caught a kill or raise): use
+		// the siginfo copy when there is one.
+		signo, ok := a.readUint32(uc + ucSize)
+		code, ok2 := a.readUint32(uc + ucSize + siCodeOffset)
+		if !ok || !ok2 || signo == 0 || signo > 64 {
+			return nil
+		}
+		f.signo, f.code, f.fromSelf = int(signo), codeName(int(signo), int32(code)), int32(code) <= 0
+	}
+	f.name = sigNames[f.signo]
+	if f.name == "" {
+		f.name = fmt.Sprintf("SIG%d", f.signo)
+	}
+	for i, r := range mcontextRegs {
+		v, ok := a.readUint64(uc + ucMcontext + uint64(8*i))
+		if !ok {
+			return nil
+		}
+		f.regs[r] = v
+	}
+	f.pc = f.regs["rip"]
+	code16 := make([]byte, 16)
+	if n, _ := a.p.ReadMemory(f.pc, code16); n > 0 {
+		if d, err := disasm.DecodeX86_64(code16[:n], f.pc, f.regs, nil); err == nil {
+			f.text, f.mem, f.access, f.memRegs, f.bytes = d.Text, d.Mem, d.Access, d.Registers, d.Bytes
+			f.ea, f.hasEA = d.EffectiveAddress, d.HasAddress
+		}
+	}
+	a.evidence("a handler caught %s (%s) and re-raised it: frames #0-#%d are the handler; the kernel's signal frame "+
+		"at %#x holds the original fault (trap %d, error code %#x, cr2 %#x) and registers (rip=%#x)", f.name, f.code, k-1, uc, trapno, errCode, cr2, f.pc)
+	return f
+}
+
+var regRef = regexp.MustCompile(`%([a-z0-9]+)`)
+
+// operandRegisters lists the registers an AT&T memory operand uses, base
+// first, as their 64-bit names.
+func operandRegisters(op string) []string {
+	var out []string
+	for _, m := range regRef.FindAllStringSubmatch(op, -1) {
+		out = append(out, reg64(m[1]))
+	}
+	return out
+}
+
+// reg64 names the 64-bit register that contains r ("eax" -> "rax").
+func reg64(r string) string {
+	switch {
+	case len(r) == 3 && r[0] == 'e':
+		return "r" + r[1:]
+	case strings.HasPrefix(r, "r") && (strings.HasSuffix(r, "d") || strings.HasSuffix(r, "w") || strings.HasSuffix(r, "b")) && len(r) > 2:
+		return strings.TrimRight(r, "dwb")
+	case len(r) == 2 && (r[1] == 'x' || r[1] == 'i' || r[1] == 'p'):
+		return "r" + r
+	case len(r) == 2 && (r[1] == 'l' || r[1] == 'h'):
+		return "r" + r[:1] + "x"
+	}
+	return r
+}
+
+func parseHex(s string) (uint64, bool) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	v, err := strconv.ParseUint(s, 16, 64)
+	return v, err == nil
+}
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// nullLimit is the size of the unmapped region at address zero (Linux's
+// default vm.mmap_min_addr, 64 KiB): a fault below it is a NULL pointer plus
+// a field offset.
+const nullLimit = 0x10000
+
+// canonical reports whether addr is a canonical x86-64 (48-bit) address.
+func canonical(addr uint64) bool {
+	top := addr >> 47
+	return top == 0 || top == 1<<17-1
+}
+
+// poison is a fill pattern an allocator or runtime writes into memory.
+type poison struct {
+	byteFill byte   // repeated byte, or 0
+	word     uint32 // repeated 32-bit word, or 0
+	freed    bool   // written on free (use-after-free), else on allocation or by data
+	what     string
+}
+
+var poisons = []poison{
+	{byteFill: 0xdd, freed: true, what: "CPython's freed-memory fill (DEADBYTE 0xDD, debug allocator)"},
+	{word: 0xfeeefeee, freed: true, what: "the Windows heap's freed-memory fill 0xFEEEFEEE"},
+	{word: 0xdeadbeef, freed: true, what: "the 0xDEADBEEF poison written into released objects"},
+	{byteFill: 0x5a, freed: true, what: "jemalloc's freed-memory junk fill 0x5A"},
+	{byteFill: 0x6b, freed: true, what: "the Linux slab POISON_FREE fill 0x6B"},
+	{byteFill: 0xa5, freed: true, what: "the 0xA5 fill that jemalloc and debug allocators write into freed or fresh memory"},
+	{byteFill: 0xcd, what: "the 0xCD fill of fresh, never-initialised heap memory (CPython CLEANBYTE, MSVC debug heap)"},
+	{word: 0xbaadf00d, what: "the 0xBAADF00D fill of uninitialised heap memory"},
+	{byteFill: 0x41, what: "0x41 bytes ('A'): string data written over a pointer (a buffer overflow)"},
+}
+
+// matchPoison reports the pattern v is made of, ignoring a small offset in
+// the low 12 bits (a field of the poisoned pointer's target).
+func matchPoison(v uint64) (poison, bool) {
+	for _, p := range poisons {
+		switch {
+		case p.byteFill != 0:
+			b := uint64(p.byteFill)
+			fill := b * 0x0101010101010101
+			if v>>16 == fill>>16 || (v>>32 == 0 && v>>16 == fill>>48) {
+				return p, true
+			}
+		case p.word != 0:
+			w := uint64(p.word)
+			if v>>12 == (w<<32|w)>>12 || v>>12 == w>>12 {
+				return p, true
+			}
+		}
+	}
+	return poison{}, false
+}

@@ -1,0 +1,273 @@
+package classify
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/faultline-dev/faultline/analysis/model"
+)
+
+// runtimeModules are the C and C++ runtimes and the dynamic loader: frames
+// in them are machinery (raise, abort, malloc's checks, unwinding), never
+// the culprit. Matched against the module's file name up to ".so".
+var runtimeModules = []string{
+	"libc.so", "libc-", "ld-linux", "ld64.so", "ld-musl", "libstdc++.so", "libgcc_s.so", "libpthread.so",
+	"libm.so", "libdl.so", "libc++.so", "libc++abi.so", "libunwind.so", "libasan.so", "libtsan.so", "[vdso]",
+}
+
+// runtimeFunctions are functions of the C and C++ runtimes that statically
+// linked programs (no module to tell them by) carry: the abort and raise
+// machinery, assert, malloc's error paths, C++ termination, thread start.
+var runtimeFunctions = map[string]bool{
+	"raise": true, "__GI_raise": true, "abort": true, "__GI_abort": true, "__pthread_kill_implementation": true,
+	"__pthread_kill_internal": true, "__pthread_kill": true, "pthread_kill": true, "__GI___pthread_kill": true,
+	"syscall": true, "kill": true, "tgkill": true, "__libc_message": true, "__libc_fatal": true,
+	"malloc_printerr": true, "__assert_fail": true, "__assert_fail_base": true, "__GI___assert_fail": true,
+	"__assert_perror_fail": true, "__fortify_fail": true, "__stack_chk_fail": true, "__chk_fail": true,
+	"std::terminate": true, "__cxa_throw": true, "__cxa_rethrow": true, "__gnu_cxx::__verbose_terminate_handler": true,
+	"__cxxabiv1::__terminate": true, "_Unwind_RaiseException": true, "__cxa_call_terminate": true,
+	"start_thread": true, "clone": true, "clone3": true, "__clone": true, "__clone3": true,
+	"__libc_start_main": true, "__libc_start_main_impl": true, "__libc_start_call_main": true, "_start": true,
+	"_int_free": true, "_int_malloc": true, "__libc_free": true, "__GI___libc_free": true, "__libc_malloc": true,
+	"free": true, "malloc": true, "realloc": true, "_int_realloc": true, "__libc_realloc": true, "cfree": true,
+	"operator new": true, "operator delete": true,
+}
+
+// handlerFunctions are well-known crash handlers that re-raise: LLVM's,
+// PyTorch c10's, CPython faulthandler's, Abseil's, Breakpad's, folly's.
+var handlerFunctions = []string{
+	"SignalHandler", "llvm::sys::", "c10::", "faulthandler_fatal_error", "faulthandler", "absl::",
+	"FailureSignalHandler", "google::", "ExceptionHandler", "folly::symbolizer", "backward::",
+}
+
+// baseName is a function name without its parameter list, template
+// arguments, clone suffix ("[clone .cold]") or "@plt".
+func baseName(fn string) string {
+	fn = strings.TrimSpace(fn)
+	if i := strings.Index(fn, " [clone"); i >= 0 {
+		fn = fn[:i]
+	}
+	fn = strings.TrimSuffix(fn, "@plt")
+	// Drop the parameter list: the last top-level "(...)" (operator() keeps its own).
+	if strings.HasSuffix(fn, ")") || strings.HasSuffix(fn, ") const") {
+		depth := 0
+		for i := len(fn) - 1; i >= 0; i-- {
+			switch fn[i] {
+			case ')':
+				depth++
+			case '(':
+				depth--
+				if depth == 0 {
+					if !strings.HasSuffix(fn[:i], "operator()") && !strings.HasSuffix(fn[:i], "operator") {
+						fn = fn[:i]
+					}
+					i = 0
+				}
+			}
+		}
+	}
+	// Drop template arguments.
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(fn); i++ {
+		c := fn[i]
+		switch {
+		case c == '<' && !strings.HasSuffix(fn[:i], "operator") && !strings.HasSuffix(fn[:i], "operator<"):
+			depth++
+		case c == '>' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// isRuntimeModule reports whether module is a C/C++ runtime or the loader.
+func isRuntimeModule(module string) bool {
+	base := path.Base(module)
+	for _, m := range runtimeModules {
+		if strings.HasPrefix(base, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// isRuntime reports whether a frame is runtime machinery: in a runtime
+// module, or a runtime function linked into the program, or a signal frame.
+func isRuntime(f model.Frame) bool {
+	if f.Signal || f.Function == model.SignalFrameName {
+		return true
+	}
+	if f.Module != "" && isRuntimeModule(f.Module) {
+		return true
+	}
+	return runtimeFunctions[baseName(f.Function)]
+}
+
+// isLibraryTemplate reports whether a frame is standard-library code
+// compiled into the program from system headers (std::vector::at,
+// std::_Hashtable internals): the program's own frame is its caller.
+func isLibraryTemplate(f model.Frame) bool {
+	if strings.HasPrefix(f.File, "/usr/include/") || strings.HasPrefix(f.File, "/usr/lib/gcc/") {
+		return true
+	}
+	fn := baseName(f.Function)
+	return strings.HasPrefix(fn, "std::") || strings.HasPrefix(fn, "__gnu_cxx::") || strings.HasPrefix(fn, "__cxxabiv1::")
+}
+
+// reraiseStart returns the index of the first frame past a handler that
+// caught the signal and raised it again (0 when none did), and marks the
+// classification re-raised. A handler re-raises when the fatal signal was
+// sent by the process itself (si_code <= 0: tgkill, raise, kill) while a
+// "<signal handler called>" frame is on the crashing stack.
+func (a *analyzer) reraiseStart() int {
+	sig := a.c.Signal
+	if sig == nil || len(a.frames) == 0 {
+		return 0
+	}
+	k := a.signalFrame(0)
+	if k <= 0 {
+		return 0
+	}
+	sentBySelf := sig.Code != "" && strings.HasPrefix(sig.Code, "SI_") && sig.Code != "SI_KERNEL" &&
+		(sig.Sender == 0 || a.c.Dump.PID == 0 || sig.Sender == a.c.Dump.PID)
+	if !sentBySelf {
+		return 0
+	}
+	a.cls.Reraised = true
+	return k + 1
+}
+
+// signalFrame returns the index of the first signal frame at or after from, or -1.
+func (a *analyzer) signalFrame(from int) int {
+	for i := from; i < len(a.frames); i++ {
+		if a.frames[i].Signal || a.frames[i].Function == model.SignalFrameName {
+			return i
+		}
+	}
+	return -1
+}
+
+// culprit returns the index of the first frame of the program's own code,
+// past the re-raising handler, runtime machinery and library templates;
+// failing that, the first frame not in a runtime module; -1 if none.
+func (a *analyzer) culprit() int {
+	for i := a.start; i < len(a.frames); i++ {
+		f := a.frames[i]
+		if !isRuntime(f) && !isLibraryTemplate(f) && f.Function != "" {
+			return i
+		}
+	}
+	for i := a.start; i < len(a.frames); i++ {
+		if !isRuntime(a.frames[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// crashPoint is the first frame past the runtime machinery, library
+// templates included: where the program's code (or a library it compiled
+// in) did the fatal thing. -1 if none.
+func (a *analyzer) crashPoint() int {
+	for i := a.start; i < len(a.frames); i++ {
+		if !isRuntime(a.frames[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// exitFunctions run during exit(): atexit handlers, static destructors and
+// the loader's finalizers (glibc stdlib/exit.c, elf/dl-fini.c).
+var exitFunctions = map[string]bool{
+	"__run_exit_handlers": true, "exit": true, "__GI_exit": true, "_dl_fini": true, "__cxa_finalize": true,
+	"__libc_csu_fini": true, "__do_global_dtors_aux": true, "_fini": true, "__call_tls_dtors": true,
+	"Py_Exit": true, "Py_FinalizeEx": true, "_Py_Finalize": true,
+}
+
+// loadFunctions run while a shared object is loaded and initialised
+// (glibc elf/dl-open.c, elf/dl-init.c).
+var loadFunctions = map[string]bool{
+	"dlopen": true, "___dlopen": true, "dlopen_doit": true, "_dl_open": true, "dl_open_worker": true,
+	"dl_open_worker_begin": true, "_dl_init": true, "call_init": true, "_dl_map_object": true,
+	"_dl_map_object_from_fd": true, "_dl_relocate_object": true, "_dl_start_user": true, "__libc_dlopen_mode": true,
+}
+
+// context tells where in the process's life the crash happened, from the
+// crashing thread's callers past the crash point.
+func (a *analyzer) context() string {
+	if len(a.frames) == 0 {
+		return model.ContextRuntime
+	}
+	if !a.cls.Reraised && a.signalFrame(0) > 0 {
+		return model.ContextSignalHandler
+	}
+	for i := a.start; i < len(a.frames); i++ {
+		fn := baseName(a.frames[i].Function)
+		if exitFunctions[fn] {
+			return model.ContextExitTime
+		}
+		if loadFunctions[fn] {
+			return model.ContextModuleLoad
+		}
+	}
+	return model.ContextRuntime
+}
+
+// signature is the crash point, the culprit and the culprit's caller (as
+// Socorro does: runtime frames skipped, template arguments and parameters
+// dropped, direct recursion collapsed), joined by " | ".
+func (a *analyzer) signature() string {
+	var parts []string
+	add := func(i int) {
+		if i < 0 || i >= len(a.frames) {
+			return
+		}
+		n := a.frameName(a.frames[i])
+		if len(parts) > 0 && parts[len(parts)-1] == n {
+			return
+		}
+		parts = append(parts, n)
+	}
+	cp, cu := a.crashPoint(), a.cls.CulpritFrame
+	add(cp)
+	add(cu)
+	if cu >= 0 {
+		callers := 0
+		for i := cu + 1; i < len(a.frames) && callers < 1; i++ {
+			if isRuntime(a.frames[i]) || a.frameName(a.frames[i]) == a.frameName(a.frames[cu]) {
+				continue
+			}
+			add(i)
+			callers++
+		}
+	}
+	if a.cls.Kind == model.KindDeadlock || a.cls.Kind == model.KindHang {
+		parts = append([]string{a.cls.Kind}, a.blockedSignature()...)
+	}
+	if len(parts) == 0 {
+		if a.c.Signal != nil {
+			return a.c.Signal.Name
+		}
+		return a.cls.Kind
+	}
+	return strings.Join(parts, " | ")
+}
+
+// frameName is a frame's function for signatures: base name, or the
+// module and offset when the function is unknown.
+func (a *analyzer) frameName(f model.Frame) string {
+	if f.Function != "" {
+		return baseName(f.Function)
+	}
+	for _, m := range a.c.Modules {
+		if m.Path == f.Module && f.Addr >= m.Lo && f.Addr < m.Hi {
+			return fmt.Sprintf("%s@%#x", path.Base(m.Path), f.Addr-m.Lo)
+		}
+	}
+	return "??"
+}

@@ -1,0 +1,451 @@
+package classify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faultline-dev/faultline/analysis/model"
+)
+
+// classifyKind sets Kind, Summary and the evidence from the fatal signal
+// (or its absence) and the faulting instruction.
+func (a *analyzer) classifyKind() {
+	if a.c.GPU != nil {
+		a.gpuKind()
+		return
+	}
+	f := a.f
+	if f == nil {
+		// No fatal signal: a live process dumped with gcore (or a log
+		// without one). Threads decide between hang and deadlock.
+		a.cls.Kind = model.KindHang
+		if a.c.Signal == nil {
+			a.evidence("the core records no fatal signal: it was dumped from a live process (gcore or a watchdog)")
+		}
+		return
+	}
+	if f.signo == sigABRT && a.sentByOther() {
+		a.killedFromOutside(f)
+		return
+	}
+	if f.signo == sigABRT || (f.fromSelf && a.abortFramesPresent()) {
+		a.abortKind()
+		return
+	}
+	switch f.signo {
+	case sigSEGV:
+		a.segv(f)
+	case sigBUS:
+		a.bus(f)
+	case sigFPE:
+		a.fpe(f)
+	case sigILL, sigTRAP:
+		a.ill(f)
+	default:
+		if a.sentByOther() {
+			a.killedFromOutside(f)
+			return
+		}
+		a.evidence("fatal signal %s (%s)", f.name, f.code)
+	}
+}
+
+// sentByOther reports whether another process sent the fatal signal.
+func (a *analyzer) sentByOther() bool {
+	s := a.c.Signal
+	return s != nil && s.Sender != 0 && a.c.Dump.PID != 0 && s.Sender != a.c.Dump.PID
+}
+
+// killedFromOutside: another process sent the fatal signal (a timeout, a
+// watchdog, a user's kill): the process was most likely stuck.
+func (a *analyzer) killedFromOutside(f *fault) {
+	a.cls.Kind = model.KindHang
+	a.evidence("%s (%s) was sent by pid %d, not raised by the process or the CPU: something outside killed it, "+
+		"typically a timeout or watchdog on a stuck process", f.name, f.code, a.c.Signal.Sender)
+}
+
+// memBase returns the memory operand's base register and its value.
+func (f *fault) memBase() (string, uint64, bool) {
+	if len(f.memRegs) == 0 || f.regs == nil {
+		return "", 0, false
+	}
+	r := f.memRegs[0]
+	if r == "rip" {
+		return "", 0, false
+	}
+	v, ok := f.regs[r]
+	return r, v, ok
+}
+
+// instructionEvidence records the faulting instruction and its operand.
+func (a *analyzer) instructionEvidence(f *fault) {
+	if f.text == "" {
+		return
+	}
+	s := fmt.Sprintf("faulting instruction at %#x: `%s`", f.pc, f.text)
+	if f.mem != "" {
+		s += fmt.Sprintf(" (%s of memory operand %s", orDefault(f.access, "access"), f.mem)
+		if f.hasEA {
+			s += fmt.Sprintf(", effective address %#x", f.ea)
+		}
+		s += ")"
+	}
+	a.evidence("%s", s)
+	for _, r := range f.memRegs {
+		if v, ok := f.regs[r]; ok && r != "rip" {
+			a.evidence("%%%s = %#x%s", r, v, describeValue(v))
+		}
+	}
+}
+
+// describeValue annotates a register value: NULL, poison, alignment.
+func describeValue(v uint64) string {
+	switch {
+	case v == 0:
+		return " (NULL)"
+	case v < nullLimit:
+		return " (a small integer, not a pointer)"
+	case !canonical(v):
+		return " (non-canonical: not a valid x86-64 address)"
+	}
+	if p, ok := matchPoison(v); ok {
+		return " (" + p.what + ")"
+	}
+	if v%8 != 0 {
+		return fmt.Sprintf(" (not 8-byte aligned: %#x mod 8 = %d)", v, v%8)
+	}
+	return ""
+}
+
+func (a *analyzer) segv(f *fault) {
+	a.instructionEvidence(f)
+	addr, hasAddr := f.addr, f.hasAddr && f.code != "SI_KERNEL"
+	if !hasAddr && f.hasEA {
+		addr, hasAddr = f.ea, true
+		if f.code == "SI_KERNEL" {
+			a.evidence("si_code SI_KERNEL with si_addr 0: a general-protection fault, whose address the kernel does not "+
+				"report; the instruction's effective address is %#x", f.ea)
+		}
+	} else if hasAddr {
+		a.evidence("fault address (%s) %#x, %s", orDefault(f.addrFrom, "si_addr"), addr, f.code)
+	}
+	base, baseVal, hasBase := f.memBase()
+	callee := f.hasAddr && f.addr == f.pc && f.pc != 0
+
+	// A poison fill in the address or in the pointer register.
+	for _, v := range []struct {
+		what string
+		val  uint64
+		ok   bool
+	}{{"the fault address", addr, hasAddr}, {"%" + base, baseVal, hasBase}} {
+		if !v.ok || v.val < nullLimit {
+			continue
+		}
+		if p, ok := matchPoison(v.val); ok {
+			a.evidence("%s %#x is %s", v.what, v.val, p.what)
+			if p.freed {
+				a.cls.Kind = model.KindUseAfterFree
+				a.cls.Summary = fmt.Sprintf("Use after free: %s reads a pointer from memory that was already freed (%s holds a freed-memory pattern); find who frees the object and who still holds it.", a.where(), v.what)
+			} else {
+				a.cls.Kind = model.KindWildPointer
+				a.cls.Summary = fmt.Sprintf("Wild pointer: %s used a pointer made of %s; find where it was overwritten or never initialised.", a.where(), p.what)
+			}
+			return
+		}
+	}
+	switch {
+	case hasAddr && addr < nullLimit:
+		a.cls.Kind = model.KindNullDeref
+		if callee {
+			a.evidence("the program jumped to address %#x: a call through a NULL function pointer", addr)
+			a.cls.Summary = fmt.Sprintf("NULL function pointer: %s called through a function pointer that is NULL.", a.where())
+			return
+		}
+		if hasBase && baseVal == 0 && addr == 0 {
+			a.evidence("%%%s is NULL and %s is 0x0: the NULL pointer itself was dereferenced", base, addrWord(f))
+		} else if hasBase && baseVal == 0 {
+			a.evidence("%%%s is NULL and %s is %#x: the NULL pointer plus the field offset %#x", base, addrWord(f), addr, addr)
+		} else {
+			a.evidence("%#x lies in the unmapped first 64 KiB: a NULL pointer plus an offset", addr)
+		}
+		a.cls.Summary = fmt.Sprintf("NULL pointer dereference in %s: %s", a.where(), a.nullDetail(f, base, hasBase && baseVal == 0, addr))
+		return
+	case a.stackOverflow(f, addr, hasAddr):
+		return
+	case hasAddr && !canonical(addr):
+		a.cls.Kind = model.KindWildPointer
+		a.evidence("%#x is non-canonical (bits 63-47 differ): no x86-64 pointer can hold it, so it is garbage or a poison value", addr)
+		a.cls.Summary = fmt.Sprintf("Wild pointer: %s dereferenced the non-canonical address %#x, a corrupted or poisoned pointer.", a.where(), addr)
+		return
+	}
+	a.cls.Kind = model.KindWildPointer
+	switch {
+	case hasBase && baseVal%8 != 0 && strings.Contains(f.text, "%r") && len(f.text) > 0:
+		a.evidence("%%%s = %#x is not 8-byte aligned: a pointer loaded from corrupted memory", base, baseVal)
+		a.cls.Summary = fmt.Sprintf("Wild pointer: %s followed the misaligned pointer %#x; the structure it came from is corrupted (a data race or use after free).", a.where(), baseVal)
+	case f.code == "SEGV_ACCERR":
+		a.evidence("%#x is mapped but not with the access the instruction needs (%s on a read-only or non-executable page)", addr, orDefault(f.access, "access"))
+		a.cls.Summary = fmt.Sprintf("Invalid access: %s %s %#x, which is mapped without that permission (writing a string literal or const data, or executing data).", a.where(), orDefault(f.access, "accessed"), addr)
+	default:
+		if hasAddr {
+			a.evidence("%#x is not mapped in the process (SEGV_MAPERR)", addr)
+		}
+		a.cls.Summary = fmt.Sprintf("Wild pointer: %s accessed the unmapped address %s; the pointer is corrupted, dangling or computed out of bounds.", a.where(), hexOrUnknown(addr, hasAddr))
+	}
+}
+
+func addrWord(f *fault) string {
+	if f.code == "SI_KERNEL" {
+		return "the effective address"
+	}
+	return "the fault address"
+}
+
+func (a *analyzer) nullDetail(f *fault, base string, baseNull bool, addr uint64) string {
+	s := ""
+	if baseNull {
+		s = fmt.Sprintf("the pointer in %%%s is NULL", base)
+		if addr != 0 {
+			s += fmt.Sprintf(" and the code reads the field at offset %#x", addr)
+		}
+	} else {
+		s = fmt.Sprintf("the access at %#x is a NULL pointer plus an offset", addr)
+	}
+	return s + "; check where that pointer is set and why it can be NULL here."
+}
+
+// stackOverflow reports a fault at the stack pointer's guard gap, or an
+// unbounded recursion, as a stack overflow.
+func (a *analyzer) stackOverflow(f *fault, addr uint64, hasAddr bool) bool {
+	rsp, ok := f.regs["rsp"]
+	near := ok && hasAddr && addr < rsp+4096 && rsp-addr < 1<<20 && rsp > addr-4096
+	cycle, depth := a.recursion()
+	if !near && depth < 1000 {
+		return false
+	}
+	a.cls.Kind = model.KindStackOverflow
+	if near {
+		a.evidence("the fault address %#x is %d bytes below the stack pointer %%rsp = %#x: the thread ran off the end of its stack into the guard page", addr, int64(rsp-addr), rsp)
+	}
+	if depth > 0 {
+		a.evidence("recursion: the cycle %s repeats %d times (%d frames on the stack)", strings.Join(cycle, " → "), depth, len(a.frames))
+		a.cls.Summary = fmt.Sprintf("Stack overflow: unbounded recursion through %s (%d levels) exhausted the stack; add a base case or depth limit, or make it iterative.", strings.Join(cycle, " → "), depth)
+	} else {
+		a.cls.Summary = fmt.Sprintf("Stack overflow in %s: the stack ran out (large locals or alloca); raise the limit (ulimit -s, pthread_attr_setstacksize) or move the data to the heap.", a.where())
+	}
+	return true
+}
+
+// recursion finds the shortest cycle of function names that repeats from
+// the top of the crashing stack, and how many times it repeats.
+func (a *analyzer) recursion() ([]string, int) {
+	names := make([]string, 0, len(a.frames))
+	for _, f := range a.frames[a.start:] {
+		names = append(names, baseName(f.Function))
+	}
+	best, bestDepth := []string(nil), 0
+	for period := 1; period <= 8 && period*4 <= len(names); period++ {
+		for off := 0; off < min(4, len(names)-period); off++ {
+			n := off
+			for n+period < len(names) && names[n] == names[n+period] {
+				n++
+			}
+			reps := (n-off)/period + 1
+			if reps >= 16 && reps > bestDepth {
+				best, bestDepth = names[off:off+period], reps
+			}
+		}
+	}
+	if bestDepth == 0 {
+		return nil, 0
+	}
+	return best, bestDepth
+}
+
+func (a *analyzer) bus(f *fault) {
+	a.cls.Kind = model.KindBusError
+	a.instructionEvidence(f)
+	switch f.code {
+	case "BUS_ADRALN":
+		a.evidence("BUS_ADRALN: misaligned access at %#x", f.addr)
+		a.cls.Summary = fmt.Sprintf("Bus error: %s made a misaligned access at %#x.", a.where(), f.addr)
+	case "BUS_ADRERR", "BUS_OBJERR":
+		a.evidence("%s at %#x: the page exists in the mapping but not in its backing object", f.code, f.addr)
+		a.cls.Summary = fmt.Sprintf("Bus error: %s touched %#x past the end of a memory-mapped file (truncated while mapped) or of exhausted shared memory (/dev/shm, hugetlbfs).", a.where(), f.addr)
+	case "BUS_MCEERR_AR", "BUS_MCEERR_AO":
+		a.evidence("%s: the hardware reported an uncorrectable memory error at %#x", f.code, f.addr)
+		a.cls.Summary = "Bus error: hardware memory error (machine check); check the node's memory, not the code."
+	default:
+		rbp, ok := f.regs["rbp"]
+		if f.hasEA && !canonical(f.ea) {
+			a.evidence("the effective address %#x is non-canonical; an access through %%rsp or %%rbp with a non-canonical address raises a stack-segment fault (#SS), which the kernel reports as SIGBUS", f.ea)
+		}
+		if ok {
+			if p, ok := matchPoison(rbp); ok {
+				a.evidence("%%rbp = %#x is %s: the frame pointer was restored from a clobbered stack slot", rbp, p.what)
+				a.cls.Summary = fmt.Sprintf("Stack buffer overflow: %s's saved frame pointer was overwritten (%%rbp = %#x), and its next access through %%rbp faulted; look for an unbounded copy into a local array.", a.where(), rbp)
+				return
+			}
+		}
+		a.cls.Summary = fmt.Sprintf("Bus error in %s (%s).", a.where(), f.code)
+	}
+}
+
+func (a *analyzer) fpe(f *fault) {
+	a.instructionEvidence(f)
+	switch f.code {
+	case "FPE_INTDIV", "FPE_FLTDIV":
+		a.cls.Kind = model.KindDivideByZero
+		if d, ok := a.divisor(f); ok {
+			a.evidence("the divisor %s = 0", d)
+		}
+		a.cls.Summary = fmt.Sprintf("Division by zero in %s: the divisor is 0; guard the division or fix the count it divides by.", a.where())
+	case "FPE_INTOVF":
+		a.cls.Kind = model.KindDivideByZero
+		a.evidence("FPE_INTOVF: the quotient overflows (INT_MIN / -1)")
+		a.cls.Summary = fmt.Sprintf("Integer division overflow in %s (INT_MIN / -1).", a.where())
+	default:
+		a.evidence("%s: a trapped floating-point exception (the program enabled FP traps with feenableexcept)", f.code)
+		a.cls.Summary = fmt.Sprintf("Floating-point exception %s in %s.", f.code, a.where())
+	}
+}
+
+// divisor names the division's operand and confirms it reads 0.
+func (a *analyzer) divisor(f *fault) (string, bool) {
+	if !strings.Contains(f.text, "div") {
+		return "", false
+	}
+	if f.mem != "" && f.hasEA {
+		size := 4
+		op := strings.Fields(f.text)[0]
+		switch op[len(op)-1] {
+		case 'q':
+			size = 8
+		case 'w':
+			size = 2
+		case 'b':
+			size = 1
+		}
+		v, ok := a.readUint64(f.ea)
+		if !ok {
+			return "", false
+		}
+		if size < 8 {
+			v &= 1<<(8*size) - 1
+		}
+		return fmt.Sprintf("%s (at %#x)", f.mem, f.ea), v == 0
+	}
+	fields := strings.Fields(f.text)
+	if len(fields) == 2 && strings.HasPrefix(fields[1], "%") {
+		r := reg64(strings.TrimPrefix(fields[1], "%"))
+		v, ok := f.regs[r]
+		return "%" + strings.TrimPrefix(fields[1], "%"), ok && (v == 0 || uint32(v) == 0)
+	}
+	return "", false
+}
+
+func (a *analyzer) ill(f *fault) {
+	a.cls.Kind = model.KindIllegalInstruction
+	code := f.bytes
+	if len(code) == 0 && a.p != nil && f.pc != 0 {
+		b := make([]byte, 16)
+		if n, _ := a.p.ReadMemory(f.pc, b); n > 0 {
+			code = b[:n]
+		}
+	}
+	if len(code) > 0 {
+		a.evidence("instruction bytes at %#x: % x", f.pc, code[:min(len(code), 8)])
+	}
+	// Skip legacy prefixes to find the opcode.
+	i := 0
+	for i < len(code) && (code[i] == 0x66 || code[i] == 0xf2 || code[i] == 0xf3 || code[i] == 0x67 || code[i]&0xf0 == 0x40) {
+		i++
+	}
+	op := code[i:]
+	switch {
+	case len(op) >= 2 && op[0] == 0x0f && op[1] == 0x0b:
+		a.evidence("`ud2`: a deliberate trap (__builtin_trap, or the compiler's code for unreachable or undefined behaviour)")
+		a.cls.Summary = fmt.Sprintf("Deliberate trap (ud2) in %s: the program asked to crash here — an abort path, __builtin_unreachable reached, or a sanitizer/-ftrapv check.", a.where())
+	case len(op) >= 1 && op[0] == 0xcc:
+		a.evidence("`int3`: a breakpoint trap compiled into the program (__builtin_debugtrap, raise(SIGTRAP) or a debugger's leftover)")
+		a.cls.Summary = fmt.Sprintf("Deliberate breakpoint trap (int3) in %s.", a.where())
+	case len(op) >= 1 && op[0] == 0x62:
+		a.evidence("EVEX prefix 0x62: an AVX-512 instruction")
+		a.cls.Summary = fmt.Sprintf("CPU feature mismatch: %s executes an AVX-512 instruction this CPU does not have; the binary was built for a newer CPU (-march) — rebuild for the target or dispatch on cpuid.", a.where())
+	case len(op) >= 1 && (op[0] == 0xc4 || op[0] == 0xc5):
+		a.evidence("VEX prefix %#x: an AVX/AVX2/FMA/BMI instruction", op[0])
+		a.cls.Summary = fmt.Sprintf("CPU feature mismatch: %s executes an AVX-family instruction this CPU lacks; the binary was built with a -march the machine does not meet.", a.where())
+	default:
+		a.cls.Summary = fmt.Sprintf("Illegal instruction in %s (%s): jumped into data, or a CPU feature mismatch.", a.where(), f.code)
+	}
+}
+
+func (a *analyzer) gpuKind() {
+	g := a.c.GPU
+	ex := strings.ToLower(g.Exception)
+	switch {
+	case strings.Contains(ex, "misaligned"):
+		a.cls.Kind = model.KindGPUMisaligned
+	case strings.Contains(ex, "assert"):
+		a.cls.Kind = model.KindGPUAssert
+	case strings.Contains(ex, "timeout") || strings.Contains(ex, "hang") || strings.Contains(ex, "watchdog"):
+		a.cls.Kind = model.KindGPUHang
+	case strings.Contains(ex, "illegal") || strings.Contains(ex, "out of range") || strings.Contains(ex, "address"):
+		a.cls.Kind = model.KindGPUIllegalAddress
+	}
+	where := g.Kernel
+	if len(g.Frames) > 0 && g.Frames[0].File != "" {
+		where = fmt.Sprintf("%s (%s:%d)", g.Kernel, g.Frames[0].File, g.Frames[0].Line)
+	}
+	if g.Exception != "" {
+		a.evidence("GPU exception %q at pc %s in kernel %s", g.Exception, g.ErrorPC, g.Kernel)
+	}
+	a.cls.Summary = fmt.Sprintf("GPU %s in kernel %s.", orDefault(g.Exception, "fault"), where)
+}
+
+// where names the culprit frame for summaries: "sum_prefix (null_inline.cpp:25)".
+func (a *analyzer) where() string {
+	i := a.cls.CulpritFrame
+	if i < 0 || i >= len(a.frames) {
+		if len(a.frames) > 0 {
+			return a.frameName(a.frames[0])
+		}
+		return "the crashing thread"
+	}
+	return describeFrame(a.frames[i], a.frameName(a.frames[i]))
+}
+
+func describeFrame(f model.Frame, name string) string {
+	if f.File != "" && f.Line > 0 {
+		return fmt.Sprintf("%s (%s:%d)", name, shortFile(f.File), f.Line)
+	}
+	return name
+}
+
+func shortFile(f string) string {
+	if i := strings.LastIndex(f, "/"); i >= 0 {
+		return f[i+1:]
+	}
+	return f
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func hexOrUnknown(v uint64, ok bool) string {
+	if !ok {
+		return "(unknown)"
+	}
+	return fmt.Sprintf("%#x", v)
+}
+
+func (a *analyzer) defaultSummary() string {
+	if a.f != nil {
+		return fmt.Sprintf("%s in %s.", a.f.name, a.where())
+	}
+	return "No fatal signal recorded."
+}

@@ -1,0 +1,560 @@
+package cuda
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// GPU core dump layout: NVIDIA's public cudacoredump.h (cuda-gdb's
+// libcudacore). A dump is an ELF64 image (e_ident OSABI ELFOSABI_CUDA,
+// e_type ET_CORE) whose sections are tables of fixed-size rows; a table's
+// sh_link names its parent table's section and sh_info the parent row, so
+// one warp table holds the warps of one CTA, one lane table the lanes of
+// one warp. Drivers append fields to rows over time: rows are stepped by
+// sh_entsize and fields past a row's end read as zero.
+const (
+	elfOSABICUDA = 0x33
+	etCore       = 4
+
+	shtLoUser   = 0x80000000
+	shtElfImg   = shtLoUser + 6  // CUDBG_SHT_ELF_IMG: a cubin as loaded (not relocated)
+	shtRelfImg  = shtLoUser + 7  // CUDBG_SHT_RELF_IMG: the relocated cubin
+	shtDevTable = shtLoUser + 9  // CUDBG_SHT_DEV_TABLE
+	shtCtxTable = shtLoUser + 10 // CUDBG_SHT_CTX_TABLE
+	shtSMTable  = shtLoUser + 11 // CUDBG_SHT_SM_TABLE
+	shtGridTbl  = shtLoUser + 12 // CUDBG_SHT_GRID_TABLE
+	shtCTATable = shtLoUser + 13 // CUDBG_SHT_CTA_TABLE
+	shtWPTable  = shtLoUser + 14 // CUDBG_SHT_WP_TABLE
+	shtLNTable  = shtLoUser + 15 // CUDBG_SHT_LN_TABLE
+	shtModTable = shtLoUser + 16 // CUDBG_SHT_MOD_TABLE
+
+	// Row sizes of the 2015 layout (the smallest a reader must accept).
+	devRowSize  = 72  // CudbgDeviceTableEntry
+	ctxRowSize  = 40  // CudbgContextTableEntry
+	gridRowSize = 104 // CudbgGridTableEntry
+	smRowSize   = 8   // CudbgSmTableEntry
+	ctaRowSize  = 24  // CudbgCTATableEntry
+	warpRowSize = 32  // CudbgWarpTableEntry
+	laneRowSize = 48  // CudbgThreadTableEntry
+	modRowSize  = 8   // CudbgModuleTableEntry
+
+	// maxRows bounds one table; a GPU has at most a few hundred SMs of 64
+	// warps of 32 lanes.
+	maxRows = 1 << 22
+	// maxDumpBytes bounds what a gzip'd dump may inflate to.
+	maxDumpBytes = 8 << 30
+)
+
+// CoreDump is a GPU core dump: the devices, the grids (kernel launches)
+// running on them, and the state of every resident warp and lane.
+type CoreDump struct {
+	Path     string
+	Devices  []Device
+	Contexts []Context
+	Grids    []Grid
+	Warps    []Warp
+	// Images are the cubins the dump saved: relocated ones (as loaded on
+	// the device, with device addresses) and, unless the driver was told
+	// skip_nonrelocated_elf_images, the originals.
+	Images []Image
+	// Problems lists tables or images that could not be read.
+	Problems []string
+}
+
+// Device is one row of the device table.
+type Device struct {
+	Index                   int
+	Name, Type, SMType      string // "NVIDIA H100 80GB HBM3", "GH100", "sm_90"
+	ID                      uint32
+	PCIBusID, PCIDevID      uint32
+	NumSMs, WarpsPerSM      uint32
+	LanesPerWarp            uint32
+	SMMajor, SMMinor        uint32
+	InstructionSize, Status uint32
+}
+
+// Context is one row of a context table.
+type Context struct {
+	ID      uint64
+	Device  uint32
+	HostTID uint32
+	Modules []uint64 // module handles of the context's module table
+}
+
+// Grid is one kernel launch (a row of a device's grid table).
+type Grid struct {
+	Device        int // device row
+	ID            uint64
+	ContextID     uint64
+	Function      uint64 // entry of the kernel function (device address)
+	FunctionEntry uint64
+	ModuleHandle  uint64
+	ParentGridID  uint64
+	GridDim       [3]uint32
+	BlockDim      [3]uint32
+	Status        uint32
+	NumRegs       uint32
+	// HostTID is the host thread that launched the grid (attrHostTid): the
+	// thread to look at in a CPU core taken with the GPU dump.
+	HostTID uint32
+}
+
+// Warp is a resident warp with its lanes.
+type Warp struct {
+	Device       int
+	SM           uint32 // smId
+	GridID       uint64
+	Block        [3]uint32
+	WarpID       uint32
+	ErrorPC      uint64
+	ErrorPCValid bool
+	ValidLanes   uint32
+	ActiveLanes  uint32
+	Broken       bool
+	Lanes        []Lane
+}
+
+// Lane is one thread of a warp.
+type Lane struct {
+	Lane      uint32
+	Thread    [3]uint32
+	PC        uint64 // virtual PC
+	Exception Exception
+	CallDepth uint32
+}
+
+// Image is one ELF image saved in the dump.
+type Image struct {
+	Section   string
+	Relocated bool
+	Cubin     *Cubin // nil when it could not be parsed
+}
+
+// Exception is a CUDBGException_t (cudadebugger.h).
+type Exception uint32
+
+var exceptionNames = map[Exception]string{
+	0:  "None",
+	1:  "Lane Illegal Address",
+	2:  "Lane User Stack Overflow",
+	3:  "Device Hardware Stack Overflow",
+	4:  "Warp Illegal Instruction",
+	5:  "Warp Out-of-range Address",
+	6:  "Warp Misaligned Address",
+	7:  "Warp Invalid Address Space",
+	8:  "Warp Invalid PC",
+	9:  "Warp Hardware Stack Overflow",
+	10: "Device Illegal Address",
+	11: "Lane Misaligned Address",
+	12: "Warp Assert",
+	13: "Lane Syscall Error",
+	14: "Warp Illegal Address",
+	15: "Lane Nonmigratable Atomsys",
+	16: "Lane Invalid Atomsys",
+	17: "Cluster Out-of-range Address",
+	18: "Cluster Block Not Present",
+}
+
+// String is the name cuda-gdb prints after "CUDA Exception: ".
+func (e Exception) String() string {
+	if e == 0xffffffff {
+		return "Unknown Exception"
+	}
+	if s, ok := exceptionNames[e]; ok {
+		return s
+	}
+	return fmt.Sprintf("Exception %d", uint32(e))
+}
+
+// IsCoreDump says whether path looks like a GPU core dump (plain or
+// gzip'd): an ELF core with ELFOSABI_CUDA.
+func IsCoreDump(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var r io.Reader = f
+	var magic [2]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic == [2]byte{0x1f, 0x8b} {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return false
+		}
+		r = zr
+	}
+	var h [20]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return false
+	}
+	return isCoreHeader(h[:])
+}
+
+func isCoreHeader(h []byte) bool {
+	return len(h) >= 18 && string(h[:4]) == "\x7fELF" && h[7] == elfOSABICUDA && le.Uint16(h[16:]) == etCore
+}
+
+// OpenCoreDump reads the GPU core dump at path (.nvcudmp, gzip'd or not).
+func OpenCoreDump(path string) (*CoreDump, error) {
+	data, err := readMaybeGzip(path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := ParseCoreDump(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	d.Path = path
+	return d, nil
+}
+
+func readMaybeGzip(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var magic [2]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic == [2]byte{0x1f, 0x8b} {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var buf bytes.Buffer
+		n, err := io.Copy(&buf, io.LimitReader(zr, maxDumpBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if n > maxDumpBytes {
+			return nil, fmt.Errorf("%s inflates past %d GiB; gunzip it first", path, maxDumpBytes>>30)
+		}
+		return buf.Bytes(), nil
+	}
+	return io.ReadAll(f)
+}
+
+// ParseCoreDump reads a GPU core dump from memory.
+func ParseCoreDump(data []byte) (*CoreDump, error) {
+	f, err := parseELF(data)
+	if err != nil {
+		return nil, err
+	}
+	if f.osABI != elfOSABICUDA || f.typ != etCore {
+		return nil, errors.New("not a GPU core dump (want an ELF core with OSABI ELFOSABI_CUDA)")
+	}
+	d := &CoreDump{}
+	p := &dumpParser{f: f, d: d, smRow: map[[2]int]uint32{}, ctaOf: map[[2]int]ctaKey{}}
+	p.strtab = p.stringTable()
+	p.readDevices()
+	if len(d.Devices) == 0 {
+		return nil, errors.New("GPU core dump has no device table (.cudbg.devtbl)")
+	}
+	p.readContexts()
+	p.readGrids()
+	p.readWarps()
+	p.readImages()
+	return d, nil
+}
+
+// dumpParser holds what linking the tables needs.
+type dumpParser struct {
+	f      *elfFile
+	d      *CoreDump
+	strtab []byte
+	// smRow maps (SM table section, row) to the smId; the device of an SM
+	// table is its sh_info.
+	smRow map[[2]int]uint32
+	// ctaOf maps (CTA table section, row) to its CTA.
+	ctaOf map[[2]int]ctaKey
+}
+
+type ctaKey struct {
+	device int
+	sm     uint32
+	grid   uint64
+	block  [3]uint32
+}
+
+func (p *dumpParser) problem(format string, args ...any) {
+	p.d.Problems = append(p.d.Problems, fmt.Sprintf(format, args...))
+}
+
+func (p *dumpParser) stringTable() []byte {
+	for i := range p.f.sections {
+		s := &p.f.sections[i]
+		if s.Type == shtStrtab && s.Name == ".strtab" {
+			b, _ := p.f.sectionData(s)
+			return b
+		}
+	}
+	for i := range p.f.sections {
+		if s := &p.f.sections[i]; s.Type == shtStrtab {
+			b, _ := p.f.sectionData(s)
+			return b
+		}
+	}
+	return nil
+}
+
+// table is one table section read as rows of at least minSize bytes.
+type table struct {
+	sec  *elfSection
+	data []byte
+	ent  int
+	n    int
+	min  int
+}
+
+// tables returns the sections of type typ as tables.
+func (p *dumpParser) tables(typ uint32, minSize int) []table {
+	var out []table
+	for i := range p.f.sections {
+		s := &p.f.sections[i]
+		if s.Type != typ {
+			continue
+		}
+		data, err := p.f.sectionData(s)
+		if err != nil {
+			p.problem("%v", err)
+			continue
+		}
+		ent := int(s.Entsize)
+		if ent == 0 {
+			ent = minSize // some writers leave sh_entsize 0: the 2015 size
+		}
+		if ent > 1<<16 {
+			p.problem("section %s: row size %d is implausible", s.Name, ent)
+			continue
+		}
+		n := len(data) / ent
+		if n > maxRows {
+			p.problem("section %s: %d rows, reading the first %d", s.Name, n, maxRows)
+			n = maxRows
+		}
+		out = append(out, table{sec: s, data: data, ent: ent, n: n, min: minSize})
+	}
+	return out
+}
+
+// row returns row i padded with zeros to the 2015 size: fields a shorter
+// (older) row lacks read as zero, fields a longer (newer) row adds are
+// ignored.
+func (t *table) row(i int) []byte {
+	r := t.data[i*t.ent : (i+1)*t.ent]
+	if len(r) >= t.min {
+		return r
+	}
+	pad := make([]byte, t.min)
+	copy(pad, r)
+	return pad
+}
+
+func (p *dumpParser) str(off uint64) string { return cString(p.strtab, off) }
+
+func (p *dumpParser) readDevices() {
+	for _, t := range p.tables(shtDevTable, devRowSize) {
+		for i := 0; i < t.n; i++ {
+			r := t.row(i)
+			p.d.Devices = append(p.d.Devices, Device{
+				Index:  len(p.d.Devices),
+				Name:   p.str(le.Uint64(r[0:])),
+				Type:   p.str(le.Uint64(r[8:])),
+				SMType: p.str(le.Uint64(r[16:])),
+				ID:     le.Uint32(r[24:]), PCIBusID: le.Uint32(r[28:]), PCIDevID: le.Uint32(r[32:]),
+				NumSMs: le.Uint32(r[36:]), WarpsPerSM: le.Uint32(r[40:]), LanesPerWarp: le.Uint32(r[44:]),
+				SMMajor: le.Uint32(r[56:]), SMMinor: le.Uint32(r[60:]),
+				InstructionSize: le.Uint32(r[64:]), Status: le.Uint32(r[68:]),
+			})
+		}
+	}
+}
+
+func (p *dumpParser) readContexts() {
+	ctxRows := map[[2]int]int{} // (section, row) → index in Contexts
+	for _, t := range p.tables(shtCtxTable, ctxRowSize) {
+		for i := 0; i < t.n; i++ {
+			r := t.row(i)
+			ctxRows[[2]int{t.sec.index, i}] = len(p.d.Contexts)
+			p.d.Contexts = append(p.d.Contexts, Context{ID: le.Uint64(r[0:]), Device: le.Uint32(r[32:]), HostTID: le.Uint32(r[36:])})
+		}
+	}
+	for _, t := range p.tables(shtModTable, modRowSize) {
+		ci, ok := ctxRows[[2]int{int(t.sec.Link), int(t.sec.Info)}]
+		if !ok {
+			p.problem("module table %s: no context row %d in section %d", t.sec.Name, t.sec.Info, t.sec.Link)
+			continue
+		}
+		for i := 0; i < t.n; i++ {
+			p.d.Contexts[ci].Modules = append(p.d.Contexts[ci].Modules, le.Uint64(t.row(i)))
+		}
+	}
+}
+
+func (p *dumpParser) readGrids() {
+	for _, t := range p.tables(shtGridTbl, gridRowSize) {
+		dev := int(t.sec.Info)
+		if dev >= len(p.d.Devices) {
+			p.problem("grid table %s: no device row %d", t.sec.Name, dev)
+			continue
+		}
+		for i := 0; i < t.n; i++ {
+			r := t.row(i)
+			p.d.Grids = append(p.d.Grids, Grid{
+				Device: dev, ID: le.Uint64(r[0:]), ContextID: le.Uint64(r[8:]), Function: le.Uint64(r[16:]),
+				FunctionEntry: le.Uint64(r[24:]), ModuleHandle: le.Uint64(r[32:]), ParentGridID: le.Uint64(r[40:]),
+				Status: le.Uint32(r[64:]), NumRegs: le.Uint32(r[68:]),
+				GridDim:  [3]uint32{le.Uint32(r[72:]), le.Uint32(r[76:]), le.Uint32(r[80:])},
+				BlockDim: [3]uint32{le.Uint32(r[84:]), le.Uint32(r[88:]), le.Uint32(r[92:])},
+				HostTID:  le.Uint32(r[100:]),
+			})
+		}
+	}
+}
+
+// readWarps walks SM → CTA → warp → lane tables through sh_link/sh_info.
+func (p *dumpParser) readWarps() {
+	smDevice := map[int]int{}
+	for _, t := range p.tables(shtSMTable, smRowSize) {
+		dev := int(t.sec.Info)
+		if dev >= len(p.d.Devices) {
+			p.problem("SM table %s: no device row %d", t.sec.Name, dev)
+			continue
+		}
+		smDevice[t.sec.index] = dev
+		for i := 0; i < t.n; i++ {
+			p.smRow[[2]int{t.sec.index, i}] = le.Uint32(t.row(i))
+		}
+	}
+	for _, t := range p.tables(shtCTATable, ctaRowSize) {
+		parent := [2]int{int(t.sec.Link), int(t.sec.Info)}
+		sm, ok := p.smRow[parent]
+		if !ok {
+			p.problem("CTA table %s: no SM row %d in section %d", t.sec.Name, t.sec.Info, t.sec.Link)
+			continue
+		}
+		for i := 0; i < t.n; i++ {
+			r := t.row(i)
+			p.ctaOf[[2]int{t.sec.index, i}] = ctaKey{device: smDevice[int(t.sec.Link)], sm: sm, grid: le.Uint64(r[0:]),
+				block: [3]uint32{le.Uint32(r[8:]), le.Uint32(r[12:]), le.Uint32(r[16:])}}
+		}
+	}
+	warpIndex := map[[2]int]int{}
+	for _, t := range p.tables(shtWPTable, warpRowSize) {
+		cta, ok := p.ctaOf[[2]int{int(t.sec.Link), int(t.sec.Info)}]
+		if !ok {
+			p.problem("warp table %s: no CTA row %d in section %d", t.sec.Name, t.sec.Info, t.sec.Link)
+			continue
+		}
+		for i := 0; i < t.n; i++ {
+			r := t.row(i)
+			warpIndex[[2]int{t.sec.index, i}] = len(p.d.Warps)
+			p.d.Warps = append(p.d.Warps, Warp{
+				Device: cta.device, SM: cta.sm, GridID: cta.grid, Block: cta.block,
+				ErrorPC: le.Uint64(r[0:]), WarpID: le.Uint32(r[8:]), ValidLanes: le.Uint32(r[12:]),
+				ActiveLanes: le.Uint32(r[16:]), Broken: le.Uint32(r[20:]) != 0, ErrorPCValid: le.Uint32(r[24:]) != 0,
+			})
+		}
+	}
+	for _, t := range p.tables(shtLNTable, laneRowSize) {
+		wi, ok := warpIndex[[2]int{int(t.sec.Link), int(t.sec.Info)}]
+		if !ok {
+			p.problem("lane table %s: no warp row %d in section %d", t.sec.Name, t.sec.Info, t.sec.Link)
+			continue
+		}
+		w := &p.d.Warps[wi]
+		for i := 0; i < t.n && i < 64; i++ {
+			r := t.row(i)
+			w.Lanes = append(w.Lanes, Lane{
+				PC: le.Uint64(r[0:]), Lane: le.Uint32(r[16:]),
+				Thread:    [3]uint32{le.Uint32(r[20:]), le.Uint32(r[24:]), le.Uint32(r[28:])},
+				Exception: Exception(le.Uint32(r[32:])), CallDepth: le.Uint32(r[36:]),
+			})
+		}
+	}
+}
+
+func (p *dumpParser) readImages() {
+	for i := range p.f.sections {
+		s := &p.f.sections[i]
+		if s.Type != shtElfImg && s.Type != shtRelfImg {
+			continue
+		}
+		img := Image{Section: s.Name, Relocated: s.Type == shtRelfImg}
+		data, err := p.f.sectionData(s)
+		if err == nil {
+			img.Cubin, err = ParseCubin(data)
+		}
+		if err != nil {
+			p.problem("ELF image %s: %v", s.Name, err)
+		}
+		p.d.Images = append(p.d.Images, img)
+	}
+}
+
+// Fault is the first lane with an exception: where the GPU stopped.
+type Fault struct {
+	Warp      *Warp
+	Lane      *Lane
+	Grid      *Grid // nil when the grid table lacks the warp's grid
+	Exception Exception
+	PC        uint64 // the warp's errorPC when valid, else the lane's PC
+}
+
+// Fault returns the faulting lane (the first lane with an exception, or
+// a warp with a valid errorPC), or nil for a dump without an exception,
+// such as one triggered through CUDA_COREDUMP_PIPE on a hang.
+func (d *CoreDump) Fault() *Fault {
+	for wi := range d.Warps {
+		w := &d.Warps[wi]
+		for li := range w.Lanes {
+			l := &w.Lanes[li]
+			if l.Exception != 0 {
+				f := &Fault{Warp: w, Lane: l, Exception: l.Exception, PC: l.PC, Grid: d.Grid(w.Device, w.GridID)}
+				if w.ErrorPCValid {
+					f.PC = w.ErrorPC
+				}
+				return f
+			}
+		}
+	}
+	for wi := range d.Warps {
+		if w := &d.Warps[wi]; w.ErrorPCValid {
+			f := &Fault{Warp: w, PC: w.ErrorPC, Grid: d.Grid(w.Device, w.GridID)}
+			if len(w.Lanes) > 0 {
+				f.Lane = &w.Lanes[0]
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+// Grid returns the grid with id on device dev, or nil.
+func (d *CoreDump) Grid(dev int, id uint64) *Grid {
+	for i := range d.Grids {
+		if g := &d.Grids[i]; g.Device == dev && g.ID == id {
+			return g
+		}
+	}
+	return nil
+}
+
+// Lookup resolves a device address against the relocated images.
+func (d *CoreDump) Lookup(pc uint64) (Location, *Image, error) {
+	for i := range d.Images {
+		img := &d.Images[i]
+		if img.Cubin == nil || !img.Relocated {
+			continue
+		}
+		if img.Cubin.sectionAt(pc) < 0 {
+			continue
+		}
+		loc, err := img.Cubin.LookupAddress(pc)
+		return loc, img, err
+	}
+	return Location{}, nil, fmt.Errorf("no relocated ELF image in the dump holds %#x (was it written with skip_nonrelocated_elf_images only?)", pc)
+}

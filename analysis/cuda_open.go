@@ -1,0 +1,188 @@
+package analysis
+
+import (
+	"fmt"
+
+	"github.com/faultline-dev/faultline/analysis/classify"
+	"github.com/faultline-dev/faultline/analysis/cuda"
+	"github.com/faultline-dev/faultline/analysis/model"
+)
+
+// openCUDACore reads an NVIDIA GPU core dump (.nvcudmp, gzip'd or not)
+// into the crash model: the dump.format is "cuda-core" and the gpu section
+// holds the device, the kernel, the launch and faulting coordinates, the
+// exception, errorPC and its full inline chain from the relocated cubin
+// the dump saved. The dump holds no host stack; OpenWithHostCore adds it.
+func openCUDACore(path string, opt Options) (*Crash, error) {
+	_ = opt // GPU dumps carry their cubins: nothing to locate on disk
+	d, err := cuda.OpenCoreDump(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "cuda-core"}, Threads: []Thread{}, Modules: []Module{},
+		Problems: []Problem{}}
+	for _, p := range d.Problems {
+		c.Problems = append(c.Problems, Problem{Message: "GPU core: " + p})
+	}
+	for _, img := range d.Images {
+		if img.Cubin == nil || !img.Relocated {
+			continue
+		}
+		for _, p := range img.Cubin.Problems {
+			c.Problems = append(c.Problems, Problem{Module: img.Section, Message: p})
+		}
+		c.Modules = append(c.Modules, cubinModule(img))
+	}
+	c.GPU = gpuSection(d, c)
+	if c.GPU != nil && c.Dump.Arch == "" {
+		c.Dump.Arch = c.GPU.Arch
+	}
+	classify.Classify(c, nil)
+	return c, nil
+}
+
+// cubinModule describes a relocated image as a module: its code range on
+// the device and whether it has line information.
+func cubinModule(img cuda.Image) Module {
+	m := Module{Path: img.Section, Symbols: "symtab"}
+	if img.Cubin.HasLineInfo() {
+		m.Symbols = "lineinfo"
+	}
+	lo, hi := ^uint64(0), uint64(0)
+	for _, f := range img.Cubin.Functions() {
+		lo = min(lo, f.Addr)
+		hi = max(hi, f.Addr+f.Size)
+	}
+	if hi > 0 {
+		m.Lo, m.Hi = lo, hi
+		m.Start, m.End = fmt.Sprintf("%#x", lo), fmt.Sprintf("%#x", hi)
+	}
+	return m
+}
+
+// gpuSection fills the model's gpu section from the dump's fault: the
+// first lane with an exception, else (a dump requested through
+// CUDA_COREDUMP_PIPE while a kernel hangs) the first resident lane.
+func gpuSection(d *cuda.CoreDump, c *Crash) *GPU {
+	g := &GPU{}
+	if len(d.Devices) > 0 {
+		g.Device = d.Devices[0].Name
+		g.Arch = d.Devices[0].SMType
+	}
+	f := d.Fault()
+	hang := false
+	if f == nil {
+		for wi := range d.Warps {
+			if w := &d.Warps[wi]; len(w.Lanes) > 0 {
+				f = &cuda.Fault{Warp: w, Lane: &w.Lanes[0], PC: w.Lanes[0].PC, Grid: d.Grid(w.Device, w.GridID)}
+				hang = true
+				break
+			}
+		}
+	}
+	if f == nil {
+		c.Problems = append(c.Problems, Problem{Message: "GPU core: no resident warp: the dump names no faulting or running kernel"})
+		return g
+	}
+	if f.Warp.Device < len(d.Devices) {
+		dev := d.Devices[f.Warp.Device]
+		g.Device, g.Arch = dev.Name, dev.SMType
+		if g.Arch == "" && dev.SMMajor != 0 {
+			g.Arch = fmt.Sprintf("sm_%d%d", dev.SMMajor, dev.SMMinor)
+		}
+	}
+	if hang {
+		g.Exception = "no exception (dump requested while the kernel ran: a hang?)"
+		g.Notes = append(g.Notes, "No lane has an exception: the dump was requested (CUDA_COREDUMP_PIPE or a "+
+			"debugger) while kernels ran. The lanes' pcs show where each warp was; a kernel that stays at the same "+
+			"pc across two dumps is spinning.")
+	} else {
+		g.Exception = f.Exception.String()
+	}
+	g.ErrorPC = fmt.Sprintf("%#x", f.PC)
+	sm, warp := int(f.Warp.SM), int(f.Warp.WarpID)
+	g.SM, g.Warp = &sm, &warp
+	g.Block = &model.Dim3{X: f.Warp.Block[0], Y: f.Warp.Block[1], Z: f.Warp.Block[2]}
+	if f.Lane != nil {
+		lane := int(f.Lane.Lane)
+		g.Lane = &lane
+		g.Thread = &model.Dim3{X: f.Lane.Thread[0], Y: f.Lane.Thread[1], Z: f.Lane.Thread[2]}
+	}
+	if f.Grid != nil {
+		g.GridDim = &model.Dim3{X: f.Grid.GridDim[0], Y: f.Grid.GridDim[1], Z: f.Grid.GridDim[2]}
+		g.BlockDim = &model.Dim3{X: f.Grid.BlockDim[0], Y: f.Grid.BlockDim[1], Z: f.Grid.BlockDim[2]}
+		g.HostThread = int(f.Grid.HostTID)
+	}
+	loc, img, err := d.Lookup(f.PC)
+	if err != nil {
+		c.Problems = append(c.Problems, Problem{Message: "GPU core: " + err.Error()})
+		if f.Grid != nil {
+			if kl, _, err := d.Lookup(f.Grid.FunctionEntry); err == nil {
+				g.Kernel, g.KernelSymbol = kl.Function, kl.Symbol
+			}
+		}
+		return g
+	}
+	g.Kernel, g.KernelSymbol = loc.Function, loc.Symbol
+	if f.Grid != nil {
+		// A fault inside a noinline device function: name the kernel the
+		// grid launched, keep the function in the frames.
+		if kl, _, err := d.Lookup(f.Grid.FunctionEntry); err == nil && kl.Symbol != "" {
+			g.Kernel, g.KernelSymbol = kl.Function, kl.Symbol
+		}
+	}
+	g.Offset = fmt.Sprintf("%s+%#x", loc.Section, loc.Offset)
+	if len(loc.Frames) == 0 {
+		c.Problems = append(c.Problems, Problem{Module: img.Section,
+			Message: "the faulting kernel has no line information: rebuild with -lineinfo (NVCC_PREPEND_FLAGS='-lineinfo')"})
+		g.Frames = []Frame{{PC: g.ErrorPC, Addr: f.PC, Function: loc.Function, Module: img.Section,
+			Offset: loc.SymbolOffset, Trust: TrustContext}}
+		return g
+	}
+	for i, fr := range loc.Frames {
+		// Inline levels share the physical frame's trust: the pc comes
+		// from the dump's warp state.
+		g.Frames = append(g.Frames, Frame{Index: i, PC: g.ErrorPC, Addr: f.PC, Module: img.Section,
+			Function: fr.Function, File: fr.File, Line: fr.Line, Column: fr.Column,
+			Inlined: i < len(loc.Frames)-1, Trust: TrustContext, Offset: loc.SymbolOffset})
+	}
+	return g
+}
+
+// OpenWithHostCore opens a GPU core dump together with the CPU core dump
+// of the process that launched its kernels: the host threads come from the
+// CPU core, and the crashing thread is the one that launched the faulting
+// grid (attrHostTid) when the CPU core has it.
+func OpenWithHostCore(gpuDump, hostCore string, opt Options) (*Crash, error) {
+	gc, err := openCUDACore(gpuDump, opt)
+	if err != nil {
+		return nil, err
+	}
+	hc, err := Open(hostCore, opt)
+	if err != nil {
+		gc.Problems = append(gc.Problems, Problem{Message: fmt.Sprintf("host core %s: %v", hostCore, err)})
+		return gc, nil
+	}
+	hc.GPU = gc.GPU
+	hc.Dump.Format = "cuda-core"
+	hc.Modules = append(hc.Modules, gc.Modules...)
+	hc.Problems = append(hc.Problems, gc.Problems...)
+	if t := gc.GPU.HostThread; t != 0 {
+		found := false
+		for i := range hc.Threads {
+			found = found || hc.Threads[i].ID == t
+		}
+		if found {
+			hc.CrashingThread = t
+			for i := range hc.Threads {
+				hc.Threads[i].Crashed = hc.Threads[i].ID == t
+			}
+		} else {
+			hc.Problems = append(hc.Problems, Problem{Message: fmt.Sprintf(
+				"the kernel was launched by host thread %d, which the CPU core does not have (another process or a later core?)", t)})
+		}
+	}
+	hc.Classification = nil
+	classify.Classify(hc, nil)
+	return hc, nil
+}

@@ -1,0 +1,416 @@
+package debuginfo
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"sort"
+)
+
+// Call sites (DWARF 5 §3.4.1, "Call Site Entries and Parameters") and the
+// per-module questions gdb asks of them to find tail-call frames: which call
+// returns to a pc, which tail calls a function makes, and where the function
+// containing a pc starts. The search across modules is in tailcall.go.
+
+// DWARF 4 GNU extensions that DWARF 5 standardized (gcc's
+// include/dwarf2.def): DW_TAG_GNU_call_site carries its return address in
+// DW_AT_low_pc and its callee in DW_AT_abstract_origin.
+const (
+	tagGNUCallSite          dwarf.Tag  = 0x4109
+	attrGNUCallSiteTarget   dwarf.Attr = 0x2113
+	attrGNUTailCall         dwarf.Attr = 0x2115
+	attrGNUAllTailCallSites dwarf.Attr = 0x2116
+	attrGNUAllCallSites     dwarf.Attr = 0x2117
+)
+
+// maxCallSitesPerUnit caps the call sites recorded for one unit.
+const maxCallSitesPerUnit = 1 << 22
+
+// callSite is one DW_TAG_call_site (or DW_TAG_GNU_call_site), reduced.
+type callSite struct {
+	returnPC uint64 // DW_AT_call_return_pc (GNU: DW_AT_low_pc)
+	die      int32  // the call site's own DIE
+	fn       int32  // the nearest enclosing DW_TAG_subprogram, -1 if none
+	tail     bool   // DW_AT_call_tail_call / DW_AT_GNU_tail_call
+	// target is the DIE of the called subprogram (DW_AT_call_origin, or
+	// DW_AT_abstract_origin for GNU call sites); 0 when the call is
+	// indirect (DW_AT_call_target, an expression over the caller's
+	// registers) or not described.
+	target dwarf.Offset
+}
+
+// unitCalls is what one unit says about calls.
+type unitCalls struct {
+	sites []callSite // sorted by returnPC; DIE order among equal pcs
+	// complete marks the subprograms that describe all their (tail) calls
+	// (DW_AT_call_all_calls, DW_AT_call_all_tail_calls or the GNU
+	// equivalents): only their tail calls can be searched (DWARF 5 §3.3.1.6).
+	complete map[int32]bool
+	// entry holds the entry pcs of subprograms whose entry (as gdb's
+	// block::entry_pc computes it) differs from die.low.
+	entry map[int32]uint64
+}
+
+// noteSubprogram records a subprogram's call flags and entry pc while its
+// unit is decoded. rs are its ranges in DW_AT_ranges order.
+func (c *unitCalls) noteSubprogram(e *dwarf.Entry, idx int32, low uint64, rs [][2]uint64) {
+	for _, a := range []dwarf.Attr{dwarf.AttrCallAllCalls, dwarf.AttrCallAllTailCalls, attrGNUAllCallSites, attrGNUAllTailCallSites} {
+		if v, _ := e.Val(a).(bool); v {
+			if c.complete == nil {
+				c.complete = map[int32]bool{}
+			}
+			c.complete[idx] = true
+			break
+		}
+	}
+	// gdb 13's entry_pc: the low pc of a contiguous block, else the start
+	// of the first range listed (not the lowest: a hot/cold split function
+	// lists its hot part first).
+	if _, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+		return
+	}
+	for _, rg := range rs {
+		if rg[1] > rg[0] {
+			if rg[0] != low {
+				if c.entry == nil {
+					c.entry = map[int32]uint64{}
+				}
+				c.entry[idx] = rg[0]
+			}
+			return
+		}
+	}
+}
+
+// noteCallSite records a call site DIE while its unit is decoded. Like
+// gdb's read_call_site_scope, one without a return pc is ignored.
+func (c *unitCalls) noteCallSite(e *dwarf.Entry, idx int32) {
+	if len(c.sites) >= maxCallSitesPerUnit {
+		return
+	}
+	pc, ok := e.Val(dwarf.AttrCallReturnPC).(uint64)
+	if !ok {
+		if pc, ok = e.Val(dwarf.AttrLowpc).(uint64); !ok {
+			return
+		}
+	}
+	cs := callSite{returnPC: pc, die: idx, fn: -1}
+	for _, a := range []dwarf.Attr{dwarf.AttrCallTailCall, attrGNUTailCall} {
+		if v, _ := e.Val(a).(bool); v {
+			cs.tail = true
+		}
+	}
+	// The first of these present names the callee; only a reference can be
+	// followed without the caller's registers.
+	for _, a := range []dwarf.Attr{dwarf.AttrCallTarget, attrGNUCallSiteTarget, dwarf.AttrCallOrigin, dwarf.AttrAbstractOrigin} {
+		if f := e.AttrField(a); f != nil {
+			cs.target, _ = f.Val.(dwarf.Offset)
+			break
+		}
+	}
+	c.sites = append(c.sites, cs)
+}
+
+// finish links call sites to their functions and sorts them by return pc.
+func (c *unitCalls) finish(t *unitTree) {
+	for i := range c.sites {
+		cs := &c.sites[i]
+		// Skip inlined subroutines and lexical blocks: a call in inlined
+		// code belongs to the function it was inlined into.
+		p := t.dies[cs.die].parent
+		for n := 0; p >= 0 && n < maxDIEsPerUnit; n++ {
+			if tag := t.dies[p].tag; tag == dwarf.TagSubprogram || tag == dwarf.TagSubroutineType {
+				break
+			}
+			p = t.dies[p].parent
+		}
+		if p >= 0 && t.dies[p].tag == dwarf.TagSubprogram {
+			cs.fn = p
+		}
+	}
+	sort.SliceStable(c.sites, func(i, j int) bool { return c.sites[i].returnPC < c.sites[j].returnPC })
+}
+
+// at returns the first call site returning to pc, or nil.
+func (c *unitCalls) at(pc uint64) *callSite {
+	i := sort.Search(len(c.sites), func(i int) bool { return c.sites[i].returnPC >= pc })
+	if i < len(c.sites) && c.sites[i].returnPC == pc {
+		return &c.sites[i]
+	}
+	return nil
+}
+
+// entryPC is the entry pc of subprogram DIE idx.
+func (t *unitTree) entryPC(idx int) uint64 {
+	if e, ok := t.calls.entry[int32(idx)]; ok {
+		return e
+	}
+	return t.dies[idx].low
+}
+
+// function returns the subprogram DIE containing pc — gdb's
+// block_linkage_function of the innermost block: inlined subroutines are
+// skipped — or -1.
+func (t *unitTree) function(pc uint64) int {
+	i := t.innermost(pc)
+	for n := 0; i >= 0 && n < maxDIEsPerUnit; n++ {
+		if t.dies[i].tag == dwarf.TagSubprogram {
+			return i
+		}
+		i = int(t.dies[i].parent)
+	}
+	return -1
+}
+
+// CallSite is one call a function makes, as its DWARF describes it.
+// Addresses are link-time addresses of the module.
+type CallSite struct {
+	// ReturnPC is the address the call returns to: the instruction after
+	// the call, or after the jump of a tail call.
+	ReturnPC uint64
+	// Tail marks a tail call, a jump that replaced the caller's frame.
+	Tail bool
+	// TargetAddrs are the entry addresses of the called function when this
+	// module defines it (DW_AT_low_pc, or each DW_AT_ranges start).
+	TargetAddrs []uint64
+	// TargetName is the linkage name of a called function the unit only
+	// declares: the process's symbol tables say where it is.
+	TargetName string
+}
+
+// TargetKnown reports whether the callee can be found without the
+// caller's registers (it cannot for indirect calls).
+func (c CallSite) TargetKnown() bool { return len(c.TargetAddrs) > 0 || c.TargetName != "" }
+
+// unitOfPC returns the decoded unit gdb's find_pc_compunit_symtab would
+// pick for pc — the first one with a function covering pc, else the first
+// covering it at all — and the innermost DIE at pc there (-1 if none).
+func (df *dwarfFile) unitOfPC(pc uint64) (*unitTree, int) {
+	var first *unitTree
+	for _, u := range df.unitsFor(pc) {
+		t, err := df.tree(u)
+		if err != nil {
+			continue
+		}
+		if idx := t.function(pc); idx >= 0 {
+			return t, idx
+		}
+		if first == nil {
+			first = t
+		}
+	}
+	return first, -1
+}
+
+// CallSiteAt returns the call site whose return address is returnPC, as
+// gdb's call_site_for_pc finds it: among the call sites of the unit that
+// contains returnPC-1 (a tail call may be the last instruction of its unit).
+func (s *Symbols) CallSiteAt(returnPC uint64) (CallSite, bool) {
+	df := s.dwarfData()
+	if df == nil || returnPC == 0 {
+		return CallSite{}, false
+	}
+	t, _ := df.unitOfPC(returnPC - 1)
+	if t == nil {
+		return CallSite{}, false
+	}
+	cs := t.calls.at(returnPC)
+	if cs == nil {
+		return CallSite{}, false
+	}
+	return t.export(cs), true
+}
+
+// TailCalls returns the tail calls made by the function whose entry is
+// entry, as gdb's func_addr_to_tail_call_list: ok is false when no DWARF
+// function starts exactly there; calls is empty when the function does not
+// claim to describe all its calls.
+func (s *Symbols) TailCalls(entry uint64) (calls []CallSite, ok bool) {
+	df := s.dwarfData()
+	if df == nil {
+		return nil, false
+	}
+	t, fn := df.unitOfPC(entry)
+	if fn < 0 || t.entryPC(fn) != entry {
+		return nil, false
+	}
+	if !t.calls.complete[int32(fn)] {
+		return nil, true
+	}
+	for i := range t.calls.sites {
+		if cs := &t.calls.sites[i]; cs.tail && int(cs.fn) == fn {
+			calls = append(calls, t.export(cs))
+		}
+	}
+	return calls, true
+}
+
+// FunctionStart returns the entry of the function containing pc, as gdb's
+// get_pc_function_start: the DWARF function's entry pc (inlined
+// subroutines skipped), else the address of the symbol covering pc.
+func (s *Symbols) FunctionStart(pc uint64) (uint64, bool) {
+	if df := s.dwarfData(); df != nil {
+		if t, fn := df.unitOfPC(pc); fn >= 0 {
+			return t.entryPC(fn), true
+		}
+	}
+	if sym := s.symbolAt(pc); sym != nil && sym.addr != 0 {
+		return sym.addr, true
+	}
+	return 0, false
+}
+
+// export resolves a call site's target.
+func (t *unitTree) export(cs *callSite) CallSite {
+	out := CallSite{ReturnPC: cs.returnPC, Tail: cs.tail}
+	if cs.target != 0 {
+		out.TargetAddrs, out.TargetName = t.df.callTarget(cs.target)
+	}
+	return out
+}
+
+// callTarget resolves the DIE a call site names as its callee, as gdb's
+// read_call_site_scope does: a declaration by its linkage name (looked up
+// later in the symbol tables), a definition with DW_AT_ranges by the start
+// of every range, any other definition by DW_AT_low_pc. A DIE without
+// valid addresses (an abstract instance) resolves to nothing.
+func (df *dwarfFile) callTarget(off dwarf.Offset) (addrs []uint64, name string) {
+	chain := df.entryChain(off)
+	if len(chain) == 0 {
+		return nil, ""
+	}
+	attr := func(a dwarf.Attr) *dwarf.Entry {
+		for _, e := range chain {
+			if e.AttrField(a) != nil {
+				return e
+			}
+		}
+		return nil
+	}
+	declared, _ := attrValue(attr(dwarf.AttrDeclaration), dwarf.AttrDeclaration).(bool)
+	if declared && attr(dwarf.AttrSpecification) == nil {
+		for _, a := range []dwarf.Attr{dwarf.AttrLinkageName, attrMIPSLinkageName, dwarf.AttrName} {
+			if s, _ := attrValue(attr(a), a).(string); s != "" {
+				return nil, s
+			}
+		}
+		return nil, ""
+	}
+	if e := attr(dwarf.AttrRanges); e != nil {
+		rs, err := df.safeRanges(e)
+		if err != nil {
+			return nil, ""
+		}
+		for _, rg := range rs {
+			if rg[1] > rg[0] {
+				addrs = append(addrs, rg[0])
+			}
+		}
+		return addrs, ""
+	}
+	low, okLow := attrValue(attr(dwarf.AttrLowpc), dwarf.AttrLowpc).(uint64)
+	if !okLow || low == 0 {
+		return nil, ""
+	}
+	var high uint64
+	switch v := attrValue(attr(dwarf.AttrHighpc), dwarf.AttrHighpc).(type) {
+	case uint64:
+		high = v
+	case int64: // DWARF 4+: an offset from the low pc
+		high = low + uint64(v)
+	default:
+		return nil, ""
+	}
+	if high <= low {
+		return nil, ""
+	}
+	return []uint64{low}, ""
+}
+
+func attrValue(e *dwarf.Entry, a dwarf.Attr) any {
+	if e == nil {
+		return nil
+	}
+	return e.Val(a)
+}
+
+// entryChain reads the DIE at off and the DIEs its DW_AT_specification and
+// DW_AT_abstract_origin lead to, as gdb's dwarf2_attr searches them.
+func (df *dwarfFile) entryChain(off dwarf.Offset) []*dwarf.Entry {
+	var chain []*dwarf.Entry
+	for len(chain) < maxRefChain && off != 0 {
+		e := df.entryAt(off)
+		if e == nil {
+			break
+		}
+		chain = append(chain, e)
+		next, _ := e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+		if next == 0 {
+			next, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		}
+		off = next
+	}
+	return chain
+}
+
+// entryAt reads the one DIE at off; nil if it cannot be read.
+func (df *dwarfFile) entryAt(off dwarf.Offset) (e *dwarf.Entry) {
+	defer func() {
+		if recover() != nil {
+			e = nil
+		}
+	}()
+	r := df.data.Reader()
+	r.Seek(off)
+	e, err := r.Next()
+	if err != nil || e == nil || e.Offset != off {
+		return nil
+	}
+	return e
+}
+
+// safeRanges is dwarf.Data.Ranges that turns a panic on hostile input into
+// an error.
+func (df *dwarfFile) safeRanges(e *dwarf.Entry) (rs [][2]uint64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rs, err = nil, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(e.Offset), Msg: "malformed ranges"}
+		}
+	}()
+	return df.data.Ranges(e)
+}
+
+// symbolByName looks a symbol up by name in the module's symbol tables
+// (.symtab of the binary and of its debug file, and .dynsym), as gdb's
+// lookup_minimal_symbol does in one objfile: global (or weak) is reported
+// as such so that callers can prefer it over file-local symbols.
+func (s *Symbols) symbolByName(name string) (addr uint64, global, ok bool) {
+	s.symbols()
+	for _, t := range []*symbolTable{s.binSyms, s.dbgSyms, s.dynSyms} {
+		if t == nil {
+			continue
+		}
+		a, found := t.byName[name]
+		if !found {
+			continue
+		}
+		g := t.isGlobal(name, a)
+		if g {
+			return a, true, true
+		}
+		if !ok {
+			addr, ok = a, true
+		}
+	}
+	return addr, false, ok
+}
+
+// isGlobal reports whether the code symbol name at addr is global or weak.
+func (t *symbolTable) isGlobal(name string, addr uint64) bool {
+	i := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr >= addr })
+	for ; i < len(t.syms) && t.syms[i].addr == addr; i++ {
+		if t.syms[i].name == name {
+			return t.syms[i].bind != elf.STB_LOCAL
+		}
+	}
+	return false
+}

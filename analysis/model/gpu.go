@@ -1,0 +1,90 @@
+package model
+
+import "fmt"
+
+// GPU describes a GPU-side crash: the device, the kernel and where in it the
+// fault happened, with the full inline chain of the faulting pc.
+//
+// It comes from an NVIDIA GPU core dump (dump.format "cuda-core") or from
+// a GPU crash log (compute-sanitizer, cuda-gdb, a PyTorch "CUDA error"
+// traceback); logs fill what they print.
+type GPU struct {
+	// Device is the GPU's name, "NVIDIA H100 80GB HBM3".
+	Device string `json:"device,omitempty"`
+	// Arch is the SM architecture of the faulting code, "sm_90".
+	Arch string `json:"arch,omitempty"`
+	// Kernel is the faulting kernel, demangled without parameters (a
+	// noinline device function when the fault is inside one: KernelSymbol
+	// then names the kernel's own symbol).
+	Kernel string `json:"kernel,omitempty"`
+	// KernelSymbol is the kernel's symbol (mangled) as the cubin names it.
+	KernelSymbol string `json:"kernelSymbol,omitempty"`
+	// GridDim and BlockDim are the launch dimensions, <<<grid, block>>>.
+	GridDim  *Dim3 `json:"gridDim,omitempty"`
+	BlockDim *Dim3 `json:"blockDim,omitempty"`
+	// Block and Thread are blockIdx and threadIdx of the faulting thread.
+	Block  *Dim3 `json:"block,omitempty"`
+	Thread *Dim3 `json:"thread,omitempty"`
+	// SM, Warp and Lane locate the faulting thread on the device.
+	SM   *int `json:"sm,omitempty"`
+	Warp *int `json:"warp,omitempty"`
+	Lane *int `json:"lane,omitempty"`
+	// Exception is the CUDA exception as cuda-gdb names it ("Warp Illegal
+	// Address"), or the runtime's error for logs.
+	Exception string `json:"exception,omitempty"`
+	// ErrorPC is the device address of the faulting instruction; Offset is
+	// the same as "section+0xOFF" within its cubin, as nvdisasm prints it.
+	ErrorPC string `json:"errorPC,omitempty"`
+	Offset  string `json:"offset,omitempty"`
+	// Address is the memory address the faulting access used, when known
+	// (compute-sanitizer prints it).
+	Address string `json:"address,omitempty"`
+	// Frames is the inline chain at ErrorPC, innermost first: every
+	// level but the last has Inlined set; the last is the kernel (or the
+	// noinline function) itself.
+	Frames []Frame `json:"frames,omitempty"`
+	// HostThread is the host thread (LWP) that launched the kernel; with a
+	// CPU core, Crash.Threads holds its stack.
+	HostThread int `json:"hostThread,omitempty"`
+	// Notes are caveats a reader must know, such as that an asynchronous
+	// error may name a later kernel than the faulting one.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Dim3 is a CUDA dim3 / uint3.
+type Dim3 struct {
+	X uint32 `json:"x"`
+	Y uint32 `json:"y"`
+	Z uint32 `json:"z"`
+}
+
+func (d Dim3) String() string { return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z) }
+
+// InlineLevel is one level of the GPU fault's inline chain as an editor
+// shows it: a diagnostic on its line with the whole chain as related
+// information, and a lens "inline level K of N in KERNEL".
+type InlineLevel struct {
+	Frame Frame
+	// K counts from the innermost level (1) to the kernel's own line (N).
+	K, N int
+}
+
+// Title is the lens text, "inline level 2 of 5 in crash_kernel".
+func (l InlineLevel) Title(kernel string) string {
+	return fmt.Sprintf("inline level %d of %d in %s", l.K, l.N, kernel)
+}
+
+// InlineLevels lists the levels of Frames that have a source line.
+func (g *GPU) InlineLevels() []InlineLevel {
+	if g == nil {
+		return nil
+	}
+	var out []InlineLevel
+	for i, f := range g.Frames {
+		if f.File == "" || f.Line <= 0 {
+			continue
+		}
+		out = append(out, InlineLevel{Frame: f, K: i + 1, N: len(g.Frames)})
+	}
+	return out
+}

@@ -1,0 +1,541 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/classify"
+	"github.com/faultline-dev/faultline/analysis/model"
+)
+
+// notChecked labels what the source inventory (`faultline sources`) fills.
+const notChecked = "not checked (run `faultline sources`)"
+
+// Markdown writes the crash report in the structure people write by hand:
+// signal, crashing thread, context, determinism, call chain, crashing
+// instruction, environment, root cause, evidence, upstream fix status and
+// next steps. determinism is the many-core verdict ("" for one core).
+func Markdown(w io.Writer, c *analysis.Crash, determinism string) error {
+	p := &printer{w: w}
+	writeMarkdown(p, c, determinism, "##")
+	return p.err
+}
+
+func writeMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
+	cls := c.Classification
+	if cls == nil {
+		classify.Classify(c, nil)
+		cls = c.Classification
+	}
+	p.f("%s Coredump Analysis: %s\n\n", h, c.Dump.Path)
+	// Two trailing spaces: a markdown hard line break.
+	p.f("**Crash signal:** %s  \n", signalLine(c))
+	p.f("**Crashing thread:** %s  \n", crashingThreadLine(c))
+	p.f("**Crash context:** %s  \n", contextLine(cls))
+	if determinism == "" {
+		determinism = classify.SingleOccurrence
+	}
+	p.f("**Determinism:** %s  \n", determinism)
+	p.f("**Kind:** `%s`%s  \n", cls.Kind, reraisedNote(cls))
+	p.f("**Signature:** `%s`\n\n", cls.Signature)
+
+	chainThreads := []analysis.Thread{}
+	if t := crashed(c); t != nil && (cls.Kind != model.KindDeadlock) {
+		chainThreads = append(chainThreads, *t)
+	}
+	for _, l := range cls.Locks {
+		if cls.Kind == model.KindDeadlock {
+			if t := threadByID(c, l.Thread); t != nil {
+				chainThreads = append(chainThreads, *t)
+			}
+		}
+	}
+	p.f("%s# Crash call chain\n\n", h)
+	for _, t := range chainThreads {
+		if len(chainThreads) > 1 {
+			p.f("Thread %d:\n\n", t.ID)
+		}
+		culprit := -1
+		if t.Crashed {
+			culprit = cls.CulpritFrame
+		}
+		callChain(p, c, t, culprit)
+	}
+	if len(chainThreads) == 0 {
+		p.f("No crashing thread.\n\n")
+	}
+	if anyComponentMissing(c) {
+		p.f("_Components: %s._\n\n", notChecked)
+	}
+
+	p.f("%s# Crashing instruction\n\n", h)
+	instruction(p, c)
+
+	p.f("%s# Environment\n\n", h)
+	environment(p, c)
+
+	p.f("%s# Root cause hypothesis\n\n", h)
+	rootCause(p, c)
+
+	p.f("%s# Evidence\n\n", h)
+	for _, e := range cls.Evidence {
+		p.f("- %s\n", e)
+	}
+	if cls.Message != "" {
+		p.f("\nMessage recovered from the core:\n\n```\n%s\n```\n", cls.Message)
+	}
+	p.f("\n")
+	threadsSection(p, c)
+
+	p.f("%s# Upstream fix status\n\n", h)
+	p.f("%s.\n\n", upperFirst(notChecked))
+
+	p.f("%s# Recommended next steps\n\n", h)
+	for i, s := range nextSteps(c, determinism) {
+		p.f("%d. %s\n", i+1, s)
+	}
+	if len(c.Problems) > 0 {
+		p.f("\n%s# Problems while reading the dump\n\n", h)
+		for _, pr := range c.Problems {
+			if pr.Module != "" {
+				p.f("- `%s`: %s\n", filepath.Base(pr.Module), pr.Message)
+			} else {
+				p.f("- %s\n", pr.Message)
+			}
+		}
+	}
+}
+
+func signalLine(c *analysis.Crash) string {
+	s := c.Signal
+	if s == nil {
+		return "none (dumped from a live process)"
+	}
+	out := s.Name
+	if d := analysis.SignalDescription(s.Number); d != s.Name {
+		out += " (" + d + ")"
+	}
+	if s.Code != "" {
+		out += ", " + s.Code
+	}
+	if s.Address != "" {
+		out += " at address " + s.Address
+	}
+	if s.Sender != 0 {
+		out += fmt.Sprintf(", sent by pid %d", s.Sender)
+		if s.Sender == c.Dump.PID {
+			out += " (itself)"
+		}
+	}
+	return out
+}
+
+func crashingThreadLine(c *analysis.Crash) string {
+	t := crashed(c)
+	if t == nil {
+		return "none"
+	}
+	role := "worker thread"
+	if t.ID == c.Dump.PID {
+		role = "main thread"
+	}
+	if t.Name != "" {
+		role = fmt.Sprintf("%q, %s", t.Name, role)
+	}
+	if cls := c.Classification; cls != nil && cls.Context == model.ContextExitTime {
+		role += ", running exit handlers"
+	}
+	return fmt.Sprintf("Thread %d (%s) of %d", t.ID, role, len(c.Threads))
+}
+
+func contextLine(cls *model.Classification) string {
+	switch cls.Context {
+	case model.ContextExitTime:
+		return "exit-time cleanup (exit handlers, static destructors)"
+	case model.ContextModuleLoad:
+		return "module load (dlopen, library constructors)"
+	case model.ContextSignalHandler:
+		return "signal handler (the crash happened inside a handler)"
+	}
+	return "runtime"
+}
+
+func reraisedNote(cls *model.Classification) string {
+	if cls.Reraised {
+		return " (the signal was caught by a handler and re-raised)"
+	}
+	return ""
+}
+
+func crashed(c *analysis.Crash) *analysis.Thread {
+	for i := range c.Threads {
+		if c.Threads[i].Crashed {
+			return &c.Threads[i]
+		}
+	}
+	return nil
+}
+
+func threadByID(c *analysis.Crash, id int) *analysis.Thread {
+	for i := range c.Threads {
+		if c.Threads[i].ID == id {
+			return &c.Threads[i]
+		}
+	}
+	return nil
+}
+
+// maxChainRows bounds the call chain table (recursion has 30,000 frames).
+const maxChainRows = 40
+
+func callChain(p *printer, c *analysis.Crash, t analysis.Thread, culprit int) {
+	p.f("| Frame | Function | Source | Component |\n|---|---|---|---|\n")
+	frames := t.Frames
+	elided := 0
+	if len(frames) > maxChainRows {
+		elided = len(frames) - maxChainRows
+		frames = append(append([]analysis.Frame(nil), frames[:maxChainRows-5]...), frames[len(frames)-5:]...)
+	}
+	for i, f := range frames {
+		if elided > 0 && i == maxChainRows-5 {
+			p.f("| … | %d more frames | | |\n", elided)
+		}
+		idx := fmt.Sprintf("#%d", f.Index)
+		fn := f.Function
+		if fn == "" {
+			fn = "??"
+		}
+		fn = "`" + escapeCell(fn) + "`"
+		if f.Inlined {
+			fn += " (inlined)"
+		}
+		if f.Index == culprit {
+			idx = "**" + idx + "**"
+			fn += " ← culprit"
+		}
+		src := "-"
+		if f.File != "" {
+			src = fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		p.f("| %s | %s | %s | %s |\n", idx, fn, escapeCell(src), escapeCell(componentCell(c, f)))
+	}
+	p.f("\n")
+}
+
+func componentCell(c *analysis.Crash, f analysis.Frame) string {
+	if f.Signal {
+		return "kernel signal frame"
+	}
+	if f.Module == "" {
+		return "-"
+	}
+	for _, m := range c.Modules {
+		if m.Path == f.Module && m.Component != nil && m.Component.Name != "" {
+			s := m.Component.Name
+			if m.Component.Version != "" {
+				s += " " + m.Component.Version
+			}
+			return s
+		}
+	}
+	return filepath.Base(f.Module)
+}
+
+func anyComponentMissing(c *analysis.Crash) bool {
+	for _, m := range c.Modules {
+		if m.Component == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func instruction(p *printer, c *analysis.Crash) {
+	in := c.Instruction
+	if in == nil {
+		p.f("Not available (no faulting thread or no registers).\n\n")
+		return
+	}
+	p.f("```\n=> %s:\t%s\n", in.PC, in.Text)
+	if in.MemoryOperand != "" {
+		p.f("   %s of %s", orDash(in.Access), in.MemoryOperand)
+		if in.EffectiveAddress != "" {
+			p.f(" = %s", in.EffectiveAddress)
+		}
+		p.f("\n")
+	}
+	p.f("\n")
+	names := []string{"rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
+	col := 0
+	for _, r := range names {
+		v, ok := in.Registers[r]
+		if !ok {
+			continue
+		}
+		p.f("%-4s %-18s", r, v)
+		col++
+		if col%3 == 0 {
+			p.f("\n")
+		} else {
+			p.f("  ")
+		}
+	}
+	if col%3 != 0 {
+		p.f("\n")
+	}
+	p.f("```\n\n")
+	if cls := c.Classification; cls != nil && cls.Reraised {
+		p.f("This is the re-raise inside the handler; the original faulting instruction and its registers are in the evidence below.\n\n")
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "access"
+	}
+	return s
+}
+
+func environment(p *printer, c *analysis.Crash) {
+	p.f("| Module | Build ID | Component | Version | Git Hash |\n|---|---|---|---|---|\n")
+	for _, m := range c.Modules {
+		if m.Path == "[vdso]" {
+			continue
+		}
+		name, version, rev := notChecked, "-", "-"
+		if comp := m.Component; comp != nil {
+			name, version, rev = orDash2(comp.Name), orDash2(comp.Version), orDash2(comp.Revision)
+		}
+		id := m.BuildID
+		if len(id) > 12 {
+			id = id[:12]
+		}
+		p.f("| %s | %s | %s | %s | %s |\n", escapeCell(m.Path), orDash2(id), name, version, rev)
+	}
+	p.f("\n")
+	if c.Dump.Command != "" {
+		p.f("Command line: `%s` (pid %d)\n\n", c.Dump.Command, c.Dump.PID)
+	}
+}
+
+func orDash2(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func rootCause(p *printer, c *analysis.Crash) {
+	cls := c.Classification
+	p.f("%s\n\n", cls.Summary)
+	switch cls.Context {
+	case model.ContextExitTime:
+		p.f("The crash happens while the process exits (static destructors, atexit handlers). Exit-time crashes are often the symptom of state corrupted earlier — by a data race during normal operation, or by destroying objects in the wrong order (one static object used after another has been destroyed).\n\n")
+	case model.ContextSignalHandler:
+		p.f("The crash happened inside a signal handler, while another signal was being handled: only async-signal-safe functions may be called there.\n\n")
+	case model.ContextModuleLoad:
+		p.f("The crash happens while a shared library is loaded and its constructors run.\n\n")
+	}
+	if cls.Reraised {
+		p.f("A signal handler caught the original fault and re-raised it; the frames above `<signal handler called>` are the handler, and the culprit lies past them.\n\n")
+	}
+	for _, f := range cls.Findings {
+		p.f("**%s:** %s\n\n", f.Kind, f.Summary)
+	}
+}
+
+func threadsSection(p *printer, c *analysis.Crash) {
+	cls := c.Classification
+	if len(cls.Locks) > 0 {
+		p.f("Threads waiting on mutexes:\n\n| Thread | Mutex | Address | Held by |\n|---|---|---|---|\n")
+		for _, l := range cls.Locks {
+			owner := "unknown"
+			if l.Owner != 0 {
+				owner = fmt.Sprintf("thread %d", l.Owner)
+			}
+			p.f("| %d | %s | %s | %s |\n", l.Thread, orDash2(l.Name), l.Mutex, owner)
+		}
+		p.f("\n")
+	}
+	groups := GroupThreads(c)
+	if len(c.Threads) > 1 {
+		p.f("Threads: %d in %d groups of identical stacks.\n\n", len(c.Threads), len(groups))
+		p.f("| Threads | Top frame | Own frame |\n|---|---|---|\n")
+		for _, g := range groups {
+			t := g.Threads[0]
+			ids := make([]string, 0, len(g.Threads))
+			for _, o := range g.Threads {
+				ids = append(ids, fmt.Sprint(o.ID))
+			}
+			label := abbreviate(ids, 8)
+			if t.Crashed {
+				label += " (crashed)"
+			}
+			top, own := "-", "-"
+			if len(t.Frames) > 0 {
+				top = "`" + escapeCell(shortName(t.Frames[0].Function)) + "`"
+			}
+			for _, f := range t.Frames {
+				if f.Module != "" && !isSystemModule(f.Module) && f.Function != "" && !strings.HasPrefix(f.File, "/usr/include") {
+					own = "`" + escapeCell(shortName(f.Function)) + "`"
+					if f.File != "" {
+						own += fmt.Sprintf(" %s:%d", filepath.Base(f.File), f.Line)
+					}
+					break
+				}
+			}
+			p.f("| %s | %s | %s |\n", label, top, own)
+		}
+		p.f("\n")
+	}
+}
+
+// shortName drops template arguments from long C++ names for tables.
+func shortName(fn string) string {
+	if fn == "" {
+		return "??"
+	}
+	if len(fn) <= 60 {
+		return fn
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range fn {
+		switch {
+		case r == '<':
+			if depth == 0 {
+				b.WriteString("<…>")
+			}
+			depth++
+		case r == '>' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isSystemModule(path string) bool {
+	base := filepath.Base(path)
+	for _, p := range []string{"libc.so", "ld-linux", "libstdc++", "libgcc_s", "libm.so", "libpthread", "[vdso]"} {
+		if strings.HasPrefix(base, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextSteps recommends what to do, by kind, context and determinism.
+func nextSteps(c *analysis.Crash, determinism string) []string {
+	cls := c.Classification
+	var out []string
+	where := "the culprit frame"
+	if t := crashed(c); t != nil && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(t.Frames) {
+		f := t.Frames[cls.CulpritFrame]
+		where = "`" + shortName(f.Function) + "`"
+		if f.File != "" {
+			where += fmt.Sprintf(" at %s:%d", f.File, f.Line)
+		}
+	}
+	switch cls.Kind {
+	case model.KindNullDeref:
+		out = append(out, fmt.Sprintf("Read %s and find where the NULL pointer comes from; add a check or fix the initialisation.", where))
+	case model.KindWildPointer, model.KindUseAfterFree:
+		out = append(out, fmt.Sprintf("Trace the bad pointer used at %s back to where it was stored; rebuild with -fsanitize=address to catch the first invalid write or the use after free.", where))
+	case model.KindHeapCorruption:
+		out = append(out, "Run the program under AddressSanitizer (-fsanitize=address) or valgrind: the corrupting write or double free happened before this point.")
+	case model.KindAssertion:
+		out = append(out, fmt.Sprintf("Read the assertion at %s and find which caller broke its condition.", where))
+	case model.KindStackOverflow:
+		out = append(out, fmt.Sprintf("Bound the recursion through %s or make it iterative; `ulimit -s` only hides it.", where))
+	case model.KindDivideByZero:
+		out = append(out, fmt.Sprintf("Guard the division at %s against a zero divisor.", where))
+	case model.KindDeadlock:
+		out = append(out, "Take the mutexes in one global order in every thread (or lock them together with std::scoped_lock / std::lock).",
+			"Run the program under ThreadSanitizer (-fsanitize=thread), which reports lock-order inversions even when they do not deadlock.")
+	case model.KindHang:
+		out = append(out, "Look at the running threads' stacks for a busy loop and at the waiting ones for a lost wake-up.")
+	case model.KindAbort:
+		out = append(out, fmt.Sprintf("Handle the error at %s (catch the exception or avoid the failing call).", where))
+	case model.KindBusError:
+		out = append(out, fmt.Sprintf("Check the memory %s accesses: a stack buffer overflow, a truncated mmap'd file, or a misaligned access.", where))
+	case model.KindIllegalInstruction:
+		out = append(out, "Compare the binary's -march with the machine's CPU flags (grep flags /proc/cpuinfo), or find why the code reached a trap.")
+	default:
+		out = append(out, fmt.Sprintf("Start from %s.", where))
+	}
+	for _, f := range cls.Findings {
+		if f.Kind == "likely-race" {
+			out = append(out, "Rebuild with -fsanitize=thread (TSAN) and run the workload: the racing threads ("+joinIntsReport(f.Threads)+") share the container without a lock.")
+		}
+	}
+	switch determinism {
+	case classify.NonDeterministic:
+		out = append(out, "The crash is non-deterministic: the cores show symptoms; build with ASAN and TSAN to find the earlier write that corrupts the data.")
+	case classify.Deterministic:
+		out = append(out, "The crash is deterministic: reproduce it under a debugger or rr and fix the culprit frame.")
+	default:
+		out = append(out, "Run the program a few times and analyze all cores together (`faultline analyze CORE1 CORE2 …` or a directory) to tell a deterministic bug from a race.")
+	}
+	if cls.Context == model.ContextExitTime {
+		out = append(out, "Check the destruction order of static objects (and objects kept alive past exit by other libraries).")
+	}
+	out = append(out, "Fetch the exact sources of each component and check upstream fixes with `faultline sources`.")
+	return out
+}
+
+func joinIntsReport(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// MarkdownSet writes the many-core report: the verdict on determinism,
+// the signature groups, then one full report per group.
+func MarkdownSet(w io.Writer, s *classify.Set) error {
+	p := &printer{w: w}
+	p.f("# Crash report: %d cores\n\n", len(s.Crashes))
+	p.f("**Determinism:** %s — %s\n\n", s.Determinism, s.Verdict)
+	p.f("| # | Signature | Kind | Culprit | Cores |\n|---|---|---|---|---|\n")
+	for i, g := range s.Groups {
+		dumps := make([]string, len(g.Dumps))
+		for j, d := range g.Dumps {
+			dumps[j] = filepath.Base(d)
+		}
+		sort.Strings(dumps)
+		p.f("| %d | `%s` | %s | %s | %d: %s |\n", i+1, escapeCell(g.Signature), g.Kind, escapeCell(orDash2(g.Culprit)), len(g.Dumps), strings.Join(dumps, ", "))
+	}
+	p.f("\n")
+	for _, f := range s.Findings {
+		p.f("**%s:** %s\n\n", f.Kind, f.Summary)
+	}
+	for _, f := range s.Failed {
+		p.f("- could not open %s: %s\n", f.Dump, f.Error)
+	}
+	if len(s.Failed) > 0 {
+		p.f("\n")
+	}
+	for i, g := range s.Groups {
+		p.f("---\n\n## Group %d: `%s` (%d cores)\n\n", i+1, escapeCell(g.Signature), len(g.Dumps))
+		writeMarkdown(p, g.Crashes[0], s.Determinism, "###")
+		p.f("\n")
+	}
+	return p.err
+}

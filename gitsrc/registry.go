@@ -1,0 +1,180 @@
+package gitsrc
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A registryEntry maps a well-known component's modules and versions to its
+// repository and the tags or branches its releases are cut from.
+type registryEntry struct {
+	name string
+	// modules matches the module path (its last elements).
+	modules *regexp.Regexp
+	// python and dpkg name the Python distribution and Debian packages.
+	python []string
+	dpkg   *regexp.Regexp
+	// repo and revisions give the repository and candidate revisions for a version.
+	repo      func(version string) string
+	revisions func(version string) []string
+}
+
+func fixed(url string) func(string) string { return func(string) string { return url } }
+
+// vTag is the "v1.2.3" convention, without a local version ("+cu121").
+func vTag(version string) []string {
+	v := publicVersion(version)
+	return []string{"v" + v, v}
+}
+
+// publicVersion drops a PEP 440 local version label and Debian revision.
+func publicVersion(v string) string {
+	if i := strings.IndexByte(v, '+'); i >= 0 {
+		v = v[:i]
+	}
+	if i := strings.IndexByte(v, ':'); i >= 0 { // Debian epoch
+		v = v[i+1:]
+	}
+	return v
+}
+
+// rocmVersion parses "7.2", "7.2.0" or a ROCm Debian version such as
+// "6.2.41133.60200-crdnnh.04" (the fourth field encodes 6.2.0) into
+// major, minor, patch.
+func rocmVersion(v string) (int, int, int, bool) {
+	v = publicVersion(v)
+	if i := strings.IndexByte(v, '-'); i >= 0 {
+		v = v[:i]
+	}
+	f := strings.Split(v, ".")
+	if len(f) >= 4 && len(f[3]) == 5 {
+		if n, err := strconv.Atoi(f[3]); err == nil {
+			return n / 10000, n / 100 % 100, n % 100, true
+		}
+	}
+	var nums [3]int
+	for i := 0; i < 3 && i < len(f); i++ {
+		n, err := strconv.Atoi(f[i])
+		if err != nil {
+			return 0, 0, 0, false
+		}
+		nums[i] = n
+	}
+	return nums[0], nums[1], nums[2], len(f) >= 2
+}
+
+// rocm builds a registry entry for a ROCm component: from ROCm 7.0 on its
+// source lives in a monorepo (rocm-systems or rocm-libraries) on branch
+// release/rocm-rel-X.Y; before that in its own repository, tagged rocm-X.Y.Z.
+func rocm(name, module, dpkg, monorepo, legacy string) registryEntry {
+	return registryEntry{
+		name:    name,
+		modules: regexp.MustCompile(module),
+		dpkg:    regexp.MustCompile(dpkg),
+		repo: func(v string) string {
+			if ma, _, _, ok := rocmVersion(v); ok && ma < 7 {
+				return legacy
+			}
+			return monorepo
+		},
+		revisions: func(v string) []string {
+			ma, mi, pa, ok := rocmVersion(v)
+			if !ok {
+				return nil
+			}
+			if ma < 7 {
+				return []string{fmt.Sprintf("rocm-%d.%d.%d", ma, mi, pa)}
+			}
+			return []string{fmt.Sprintf("release/rocm-rel-%d.%d", ma, mi), fmt.Sprintf("rocm-%d.%d.%d", ma, mi, pa)}
+		},
+	}
+}
+
+// registry lists the stacks faultline's users run (seed 000's component table).
+var registry = []registryEntry{
+	{name: "pytorch", modules: regexp.MustCompile(`(^|/)(libtorch(_cpu|_cuda|_hip|_python|_global_deps)?|libc10(_cuda|_hip)?|libshm)\.so|/torch/_C[.a-z0-9_-]*\.so$`),
+		python: []string{"torch"}, repo: fixed("https://github.com/pytorch/pytorch"), revisions: vTag},
+	{name: "jax", modules: regexp.MustCompile(`(^|/)(xla_extension|_jax)[.a-z0-9_-]*\.so$|/jaxlib/.*\.so$`),
+		python: []string{"jaxlib", "jax"}, repo: fixed("https://github.com/jax-ml/jax"),
+		revisions: func(v string) []string {
+			v = publicVersion(v)
+			return []string{"jax-v" + v, "jaxlib-v" + v}
+		}},
+	{name: "xla-rocm", modules: regexp.MustCompile(`(^|/)xla_rocm_plugin[.a-z0-9_-]*\.so$`),
+		python: []string{"jax_rocm7_plugin", "jax_rocm60_plugin", "jax_rocm_plugin"}, repo: fixed("https://github.com/ROCm/xla")},
+	{name: "triton", modules: regexp.MustCompile(`(^|/)libtriton\.so$|/triton/_C/.*\.so$`),
+		python: []string{"triton", "pytorch_triton", "pytorch_triton_rocm"}, repo: fixed("https://github.com/triton-lang/triton"), revisions: vTag},
+	{name: "cutlass", modules: regexp.MustCompile(`(^|/)libcutlass[.a-z0-9_-]*\.so$`),
+		python: []string{"nvidia_cutlass", "cutlass"}, repo: fixed("https://github.com/NVIDIA/cutlass"), revisions: vTag},
+	{name: "nccl", modules: regexp.MustCompile(`(^|/)libnccl\.so(\.[0-9.]+)?$`),
+		python: []string{"nvidia_nccl_cu12", "nvidia_nccl_cu11"}, dpkg: regexp.MustCompile(`^libnccl2$`),
+		repo: fixed("https://github.com/NVIDIA/nccl"),
+		revisions: func(v string) []string {
+			v = publicVersion(v) // Debian: 2.21.5-1+cuda12.4 → 2.21.5-1
+			if !strings.Contains(v, "-") {
+				return []string{"v" + v + "-1", "v" + v}
+			}
+			return []string{"v" + v}
+		}},
+	rocm("clr", `(^|/)libamdhip64\.so(\.[0-9.]+)?$`, `^hip-runtime-amd`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/clr"),
+	rocm("rocr-runtime", `(^|/)libhsa-runtime64\.so(\.[0-9.]+)?$`, `^hsa-rocr`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/ROCR-Runtime"),
+	rocm("rocprofiler-sdk", `(^|/)librocprofiler-sdk[a-z-]*\.so(\.[0-9.]+)?$`, `^rocprofiler-sdk`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/rocprofiler-sdk"),
+	rocm("rccl", `(^|/)librccl\.so(\.[0-9.]+)?$`, `^rccl`, "https://github.com/ROCm/rccl", "https://github.com/ROCm/rccl"),
+	rocm("hipblaslt", `(^|/)libhipblaslt\.so(\.[0-9.]+)?$`, `^hipblaslt`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/hipBLASLt"),
+	{name: "vllm", modules: regexp.MustCompile(`/vllm/.*\.so$`),
+		python: []string{"vllm"}, repo: fixed("https://github.com/vllm-project/vllm"), revisions: vTag},
+	{name: "flash-attention", modules: regexp.MustCompile(`(^|/)flash_attn[a-z0-9_]*[.a-z0-9_-]*\.so$`),
+		python: []string{"flash_attn"}, repo: fixed("https://github.com/Dao-AILab/flash-attention"), revisions: vTag},
+}
+
+// registryFor finds the registry entry for a component name or module path.
+func registryFor(name, module string) *registryEntry {
+	norm := normalizeName(name)
+	for i := range registry {
+		e := &registry[i]
+		if norm != "" && normalizeName(e.name) == norm {
+			return e
+		}
+		for _, p := range e.python {
+			if norm != "" && normalizeName(p) == norm {
+				return e
+			}
+		}
+		if e.dpkg != nil && name != "" && e.dpkg.MatchString(name) {
+			return e
+		}
+	}
+	if module != "" {
+		for i := range registry {
+			if registry[i].modules.MatchString(module) {
+				return &registry[i]
+			}
+		}
+	}
+	return nil
+}
+
+// normalizeName is PEP 503 name normalisation with "_" for separators.
+func normalizeName(s string) string {
+	s = strings.ToLower(s)
+	return strings.NewReplacer("-", "_", ".", "_").Replace(s)
+}
+
+// rocmPathVersion reads the ROCm version from an install path such as
+// /opt/rocm-6.2.0/lib/libamdhip64.so.
+var rocmPathRE = regexp.MustCompile(`/rocm-([0-9]+\.[0-9]+(\.[0-9]+)?)/`)
+
+func rocmPathVersion(module string) string {
+	if m := rocmPathRE.FindStringSubmatch(module); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// moduleRE is the component regular expression for one module file.
+func moduleRE(module string) string {
+	return `(^|/)` + regexp.QuoteMeta(path.Base(module)) + `$`
+}

@@ -1,0 +1,152 @@
+package gitsrc
+
+import (
+	"container/heap"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// The upstream walk lists the commits reachable from the upstream head
+// but not from the crashing revision (git rev-list HEAD ^BASE), newest
+// first, painting both sides down the history by commit date the way git's
+// merge-base code does, so that it stops as soon as only commits reachable
+// from the crashing revision remain, without walking all of history (as
+// go-git's IsAncestor and path-filtered Log do).
+
+const (
+	paintTip  = 1 // reachable from the upstream head
+	paintBase = 2 // reachable from the crashing revision
+)
+
+type commitQueue []*object.Commit
+
+func (q commitQueue) Len() int { return len(q) }
+func (q commitQueue) Less(i, j int) bool {
+	return q[i].Committer.When.After(q[j].Committer.When)
+}
+func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(x any)   { *q = append(*q, x.(*object.Commit)) }
+func (q *commitQueue) Pop() any {
+	old := *q
+	c := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return c
+}
+
+// walkResult is the outcome of an upstream walk.
+type walkResult struct {
+	// commits after the base, newest first.
+	commits []*object.Commit
+	walked  int
+	// bounded is set when the walk stopped at a bound (count, date window,
+	// or the end of the fetched history) rather than at the base.
+	bounded bool
+}
+
+// commitsAfter walks from head towards base. maxCommits bounds the commits
+// examined; commits committed more than window before base are not
+// followed further.
+func commitsAfter(repo *repository, head, base *object.Commit, maxCommits int, window time.Duration) walkResult {
+	var res walkResult
+	paint := map[plumbing.Hash]uint8{}
+	q := &commitQueue{}
+	push := func(c *object.Commit, flags uint8) {
+		old := paint[c.Hash]
+		if old|flags == old {
+			return
+		}
+		paint[c.Hash] = old | flags
+		heap.Push(q, c)
+	}
+	push(head, paintTip)
+	push(base, paintBase)
+	oldest := base.Committer.When.Add(-window)
+	interesting := func() bool {
+		for _, c := range *q {
+			if paint[c.Hash]&paintBase == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for q.Len() > 0 && interesting() {
+		c := heap.Pop(q).(*object.Commit)
+		flags := paint[c.Hash]
+		if flags == paintTip {
+			res.walked++
+			if res.walked > maxCommits {
+				res.bounded = true
+				break
+			}
+			res.commits = append(res.commits, c)
+			if c.Committer.When.Before(oldest) {
+				res.bounded = true
+				continue
+			}
+		}
+		for _, ph := range c.ParentHashes {
+			p, err := repo.commit(ph)
+			if err != nil {
+				// Shallow boundary: the fetched history ends here.
+				if flags == paintTip {
+					res.bounded = true
+				}
+				continue
+			}
+			push(p, flags)
+		}
+	}
+	// A commit listed before the base's side reached it (clock skew) is not after the base.
+	out := res.commits[:0]
+	for _, c := range res.commits {
+		if paint[c.Hash]&paintBase == 0 {
+			out = append(out, c)
+		}
+	}
+	res.commits = out
+	return res
+}
+
+// isAncestor reports whether anc is reachable from c (or is c), walking
+// c's history newest first and not past commits older than anc by more
+// than a day (commit dates are not monotonic, git allows for that slop
+// too). known is false when the fetched history ended before an answer.
+func isAncestor(repo *repository, anc, c *object.Commit, maxCommits int) (included, known bool) {
+	if anc.Hash == c.Hash {
+		return true, true
+	}
+	limit := anc.Committer.When.Add(-24 * time.Hour)
+	seen := map[plumbing.Hash]bool{c.Hash: true}
+	q := &commitQueue{c}
+	known = true
+	for n := 0; q.Len() > 0; n++ {
+		if n > maxCommits {
+			return false, false
+		}
+		x := heap.Pop(q).(*object.Commit)
+		if x.Hash == anc.Hash {
+			return true, true
+		}
+		if x.Committer.When.Before(limit) {
+			continue
+		}
+		for _, ph := range x.ParentHashes {
+			if seen[ph] {
+				continue
+			}
+			seen[ph] = true
+			if ph == anc.Hash {
+				return true, true
+			}
+			p, err := repo.commit(ph)
+			if err != nil {
+				known = false
+				continue
+			}
+			heap.Push(q, p)
+		}
+	}
+	return false, known
+}

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// ExecuteCommand runs the faultline.* commands (LSP 3.17
+// §"Execute a command"). Each takes at most one argument object.
+func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+	var arg json.RawMessage
+	switch len(params.Arguments) {
+	case 0:
+	case 1:
+		arg = json.RawMessage(params.Arguments[0])
+	default:
+		return nil, invalidParams("%s takes one argument object, got %d arguments", params.Command, len(params.Arguments))
+	}
+	s.log.Debug("executeCommand", zap.String("command", params.Command), zap.ByteString("argument", arg))
+	switch params.Command {
+	case CommandOpen:
+		var a OpenArgs
+		if err := decodeArg(arg, &a); err != nil {
+			return nil, invalidParams("%s: %v", CommandOpen, err)
+		}
+		sum, err := s.openDump(ctx, a, params.WorkDoneToken)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, protocol.ErrRequestCancelled
+			}
+			return nil, jsonrpc2.NewError(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), err.Error())
+		}
+		return marshalAny(sum)
+
+	case CommandClose:
+		return marshalAny(map[string]bool{"closed": s.closeDump()})
+
+	case CommandSelectThread:
+		var a struct {
+			Thread int `json:"thread"`
+		}
+		if err := decodeArg(arg, &a); err != nil || a.Thread == 0 {
+			return nil, invalidParams(`%s wants {"thread": id}`, CommandSelectThread)
+		}
+		if err := s.rebuild(a.Thread); err != nil {
+			return nil, failed(err)
+		}
+		v := s.current()
+		return marshalAny(summarize(v))
+
+	case CommandGotoFrame:
+		var a struct {
+			Thread int `json:"thread"`
+			Frame  int `json:"frame"`
+		}
+		if err := decodeArg(arg, &a); err != nil {
+			return nil, invalidParams(`%s wants {"thread": id, "frame": n}`, CommandGotoFrame)
+		}
+		loc, err := s.gotoFrame(ctx, a.Thread, a.Frame)
+		if err != nil {
+			return nil, failed(err)
+		}
+		return marshalAny(loc)
+
+	case CommandReport:
+		path, err := s.writeReport(ctx)
+		if err != nil {
+			return nil, failed(err)
+		}
+		return marshalAny(map[string]string{"path": path})
+	}
+	return nil, invalidParams("unknown command %q", params.Command)
+}
+
+// decodeArg decodes a command argument strictly; an absent argument is
+// decoded from {}.
+func decodeArg(arg json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(arg)) == 0 {
+		arg = json.RawMessage("{}")
+	}
+	if _, isOpen := v.(*OpenArgs); isOpen {
+		return json.Unmarshal(arg, v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(arg))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func invalidParams(format string, args ...any) error {
+	return jsonrpc2.NewError(jsonrpc2.InvalidParams, "faultline: "+fmt.Sprintf(format, args...))
+}
+
+func failed(err error) error {
+	return jsonrpc2.NewError(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), "faultline: "+err.Error())
+}
+
+// frameLocation is faultline.gotoFrame's result.
+type frameLocation struct {
+	URI   string `json:"uri"`
+	Line  int    `json:"line"` // 1-based, as in the crash model
+	Shown bool   `json:"shown"`
+}
+
+// gotoFrame selects thread (when it is not the selected one) and shows the
+// frame's line with window/showDocument.
+func (s *Server) gotoFrame(ctx context.Context, thread, frame int) (*frameLocation, error) {
+	v := s.current()
+	if v == nil {
+		return nil, errors.New("no dump is open")
+	}
+	if thread != 0 && thread != v.thread.ID {
+		if err := s.rebuild(thread); err != nil {
+			return nil, err
+		}
+		v = s.current()
+	}
+	if frame < 0 || frame >= len(v.sites) {
+		return nil, fmt.Errorf("thread %d has no frame #%d", v.thread.ID, frame)
+	}
+	st := v.sites[frame]
+	if st.path == "" {
+		return nil, fmt.Errorf("frame #%d (%s) has no local source: %s", frame, funcName(st.frame), st.frame.File)
+	}
+	loc := &frameLocation{URI: string(st.uri), Line: st.frame.Line}
+	s.mu.Lock()
+	canShow := s.caps.showDocument
+	s.mu.Unlock()
+	if canShow {
+		r := v.lineRange(st)
+		yes := true
+		res, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: st.uri, TakeFocus: &yes, Selection: &r})
+		if err != nil {
+			return nil, fmt.Errorf("window/showDocument: %w", err)
+		}
+		loc.Shown = res != nil && res.Success
+	}
+	return loc, nil
+}

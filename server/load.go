@@ -1,0 +1,304 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/faultline-dev/faultline/analysis"
+)
+
+// withSession runs f with the open session, or reports false once it is
+// closed (a later open replaced it while a request was in flight).
+func (l *loaded) withSession(f func(*analysis.Session)) bool {
+	if l == nil {
+		return false
+	}
+	l.sessionMu.Lock()
+	defer l.sessionMu.Unlock()
+	if l.session == nil {
+		return false
+	}
+	f(l.session)
+	return true
+}
+
+// loaded is an opened dump and its current view.
+type loaded struct {
+	args    OpenArgs
+	session *analysis.Session
+	view    *view
+
+	sessionMu sync.Mutex // Session reads are not safe for concurrent use
+}
+
+func (l *loaded) close() {
+	if l == nil {
+		return
+	}
+	l.sessionMu.Lock()
+	defer l.sessionMu.Unlock()
+	l.session.Close()
+	l.session = nil
+}
+
+// OpenSummary is faultline.open's result.
+type OpenSummary struct {
+	Dump     string `json:"dump"`
+	Format   string `json:"format"`
+	Signal   string `json:"signal,omitempty"`
+	Summary  string `json:"summary"`
+	Thread   int    `json:"thread"`
+	Threads  int    `json:"threads"`
+	Frame    int    `json:"frame"`
+	Function string `json:"function,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	// URI is the culprit's local file, when it resolves to one.
+	URI      string `json:"uri,omitempty"`
+	Problems int    `json:"problems"`
+	// Unresolved lists frame files that resolve to no local file.
+	Unresolved []string `json:"unresolved,omitempty"`
+}
+
+// openDump loads args as the shown dump, reporting $/progress on token
+// (or on a server-created token when the client supports it), publishing
+// the crashing thread's diagnostics as soon as it is unwound, then all of
+// them. A failure is shown with window/showMessage and returned; the
+// previous dump, if any, stays shown.
+func (s *Server) openDump(ctx context.Context, args OpenArgs, token protocol.ProgressToken) (*OpenSummary, error) {
+	sum, err := s.load(ctx, args, token)
+	if err != nil && ctx.Err() == nil {
+		s.showMessage(protocol.MessageTypeError, "faultline: "+err.Error())
+	}
+	return sum, err
+}
+
+func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.ProgressToken) (*OpenSummary, error) {
+	if args.Dump == "" {
+		return nil, errors.New(`faultline.open needs {"dump": path}`)
+	}
+	s.mu.Lock()
+	args.Dump = s.absPath(args.Dump)
+	if args.Exe != "" {
+		args.Exe = s.absPath(args.Exe)
+	}
+	if args.Sysroot != "" {
+		args.Sysroot = s.absPath(args.Sysroot)
+	}
+	settings := s.settings
+	s.mu.Unlock()
+
+	if fi, err := os.Stat(args.Dump); err != nil {
+		return nil, fmt.Errorf("cannot read dump: %w", err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a dump", args.Dump)
+	}
+	if args.Exe != "" && !isFile(args.Exe) {
+		return nil, fmt.Errorf("executable %s does not exist (the \"exe\" argument of faultline.open)", args.Exe)
+	}
+	if args.Sysroot != "" {
+		if fi, err := os.Stat(args.Sysroot); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("sysroot %s is not a directory", args.Sysroot)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prog := s.beginProgress(ctx, token, "faultline: opening "+filepath.Base(args.Dump), cancel)
+	defer prog.end("")
+
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+
+	opts := analysis.Options{
+		Exe:       args.Exe,
+		Sysroot:   args.Sysroot,
+		DebugDirs: settings.DebugDirs,
+		Progress: func(msg string, done, total int) {
+			prog.report(msg, done, total)
+		},
+		OnCrashingThread: func(partial *analysis.Crash) {
+			if ctx.Err() != nil {
+				return
+			}
+			s.mu.Lock()
+			v := newView(partial, nil, 0, s.res, nil)
+			s.mu.Unlock()
+			s.publish(v)
+		},
+	}
+	type result struct {
+		sess *analysis.Session
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("panic while opening a dump", zap.String("dump", args.Dump), zap.Any("panic", p))
+				done <- result{err: fmt.Errorf("internal error while reading %s: %v", args.Dump, p)}
+			}
+		}()
+		sess, err := analysis.OpenSession(args.Dump, opts)
+		done <- result{sess, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		// analysis cannot be interrupted; drop its result when it comes.
+		go func() {
+			if r := <-done; r.sess != nil {
+				r.sess.Close()
+			}
+		}()
+		s.republishCurrent()
+		return nil, ctx.Err()
+	}
+	if r.err != nil {
+		s.republishCurrent()
+		return nil, r.err
+	}
+	if ctx.Err() != nil {
+		r.sess.Close()
+		s.republishCurrent()
+		return nil, ctx.Err()
+	}
+
+	l := &loaded{args: args, session: r.sess}
+	s.mu.Lock()
+	old := s.cur
+	l.view = newView(r.sess.Crash, l, 0, s.res, s.valuesFor(r.sess))
+	s.cur = l
+	s.mu.Unlock()
+	old.close()
+
+	s.publish(l.view)
+	s.refresh()
+	sum := summarize(l.view)
+	if len(sum.Unresolved) > 0 {
+		s.showMessage(protocol.MessageTypeWarning, unresolvedMessage(l.view))
+	}
+	prog.end(sum.Summary)
+	s.log.Info("opened dump", zap.String("dump", args.Dump), zap.String("summary", sum.Summary))
+	return sum, nil
+}
+
+func (s *Server) valuesFor(sess *analysis.Session) ValueReader {
+	if s.opts.Values == nil || sess == nil {
+		return nil
+	}
+	return s.opts.Values(sess)
+}
+
+// absPath makes p absolute against the first workspace folder. s.mu is held.
+func (s *Server) absPath(p string) string {
+	p = expandHome(p)
+	if filepath.IsAbs(p) || len(s.folders) == 0 {
+		return abs(p)
+	}
+	return filepath.Join(s.folders[0], p)
+}
+
+// closeDump forgets the shown dump and clears its diagnostics.
+func (s *Server) closeDump() bool {
+	s.mu.Lock()
+	old := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	old.close()
+	s.publish(nil)
+	s.refresh()
+	return old != nil
+}
+
+// republishCurrent shows the current dump's diagnostics again (after a
+// cancelled or failed load published a partial view).
+func (s *Server) republishCurrent() {
+	s.mu.Lock()
+	var v *view
+	if s.cur != nil {
+		v = s.cur.view
+	}
+	s.mu.Unlock()
+	s.publish(v)
+}
+
+// current returns the shown view, or nil.
+func (s *Server) current() *view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return nil
+	}
+	return s.cur.view
+}
+
+// rebuild recomputes the view (new thread selection or source settings)
+// and republishes. thread 0 keeps the current selection.
+func (s *Server) rebuild(thread int) error {
+	s.mu.Lock()
+	l := s.cur
+	if l == nil {
+		s.mu.Unlock()
+		return errors.New("no dump is open (run faultline.open first)")
+	}
+	if thread == 0 {
+		thread = l.view.thread.ID
+	} else if findThread(l.view.crash, thread) == nil {
+		s.mu.Unlock()
+		return fmt.Errorf("the dump has no thread %d", thread)
+	}
+	l.view = newView(l.view.crash, l, thread, s.res, l.view.values)
+	v := l.view
+	s.mu.Unlock()
+	s.publish(v)
+	s.refresh()
+	return nil
+}
+
+func summarize(v *view) *OpenSummary {
+	c := v.crash
+	sum := &OpenSummary{
+		Dump:       c.Dump.Path,
+		Format:     c.Dump.Format,
+		Summary:    crashSummary(v),
+		Threads:    len(c.Threads),
+		Problems:   len(c.Problems),
+		Unresolved: v.unresolved,
+		Frame:      -1,
+	}
+	if c.Signal != nil {
+		sum.Signal = c.Signal.Name
+	}
+	if v.thread != nil {
+		sum.Thread = v.thread.ID
+	}
+	if v.culprit >= 0 && v.culprit < len(v.sites) {
+		st := v.sites[v.culprit]
+		sum.Frame = st.frame.Index
+		sum.Function = st.frame.Function
+		sum.File = st.frame.File
+		sum.Line = st.frame.Line
+		if st.path != "" {
+			sum.URI = string(st.uri)
+		}
+	}
+	return sum
+}
+
+func marshalAny(v any) (protocol.LSPAny, error) {
+	b, err := json.Marshal(v)
+	return protocol.LSPAny(b), err
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc"
+)
+
+func init() { commands["sources"] = cmdSources }
+
+// cmdSources implements `faultline sources [--json] [--config FILE] [--exe EXE] DUMP`:
+// the exact source of every component in the crash, checked out with
+// go-git, frames mapped onto it, and upstream commits since.
+func cmdSources(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sources", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	jsonOut := fs.Bool("json", false, "print components, frames and upstream commits as JSON")
+	configPath := fs.String("config", "", "component rules (default: ./"+gitsrc.ConfigFileName+" when present)")
+	cacheDir := fs.String("cache-dir", "", "checkout cache (default: "+gitsrc.DefaultCacheDir()+")")
+	offline := fs.Bool("offline", false, "no network: use only what the cache holds")
+	fix := fs.String("fix", "", "commit to look for in the crashing revision (is the fix already in?)")
+	noReview := fs.Bool("no-review", false, "skip the upstream review")
+	maxCommits := fs.Int("max-commits", 0, "upstream commits to fetch and walk per component (default 50000)")
+	window := fs.Duration("window", 0, "walk upstream commits back to this long before the crashing revision (default 720h)")
+	branch := fs.String("branch", "", "upstream branch to review (default: the remote's HEAD)")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	var of openFlags
+	of.register(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{errors.New("expected exactly one DUMP")}
+	}
+	var cfg *gitsrc.Config
+	if *configPath != "" {
+		cfg, err = gitsrc.LoadConfig(*configPath)
+	} else {
+		cfg, err = gitsrc.FindConfig(".")
+	}
+	if err != nil {
+		return err
+	}
+	c, err := analysis.Open(pos[0], of.options())
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	pl := &progressLine{w: stderr, tty: isTerminal(stderr) && !*quiet}
+	opt := gitsrc.Options{
+		Config: cfg, CacheDir: *cacheDir, Offline: *offline, Sysroot: of.sysroot, Fix: *fix,
+		Review:   gitsrc.ReviewOptions{Disabled: *noReview, MaxCommits: *maxCommits, Window: *window, Branch: *branch},
+		Progress: pl.report,
+	}
+	res, err := gitsrc.Resolve(ctx, c, opt)
+	pl.done()
+	if err != nil {
+		return err
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printSources(stdout, res)
+	return nil
+}
+
+// progressLine keeps one status line on a terminal, rewritten in place.
+type progressLine struct {
+	w    io.Writer
+	tty  bool
+	last time.Time
+	n    int
+}
+
+func (p *progressLine) report(pr gitsrc.Progress) {
+	if !p.tty || time.Since(p.last) < 100*time.Millisecond && pr.Total != 0 && pr.Done != pr.Total {
+		return
+	}
+	p.last = time.Now()
+	msg := pr.Message
+	if pr.Total > 0 {
+		msg = fmt.Sprintf("%s (%d/%d)", msg, pr.Done, pr.Total)
+	}
+	if len(msg) > 100 {
+		msg = msg[:100]
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", msg)
+	p.n++
+}
+
+func (p *progressLine) done() {
+	if p.tty && p.n > 0 {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func printSources(w io.Writer, r *gitsrc.Result) {
+	fmt.Fprintln(w, "Components")
+	if len(r.Components) == 0 {
+		fmt.Fprintln(w, "  (none found: add rules to faultline.json)")
+	}
+	for _, c := range r.Components {
+		fmt.Fprintf(w, "  %-20s %s @ %s (%s)  [%s]\n      %s\n", c.Name, c.Repo, c.Revision, shortCommit(c.Commit), c.Origin, c.Checkout)
+	}
+	fmt.Fprintln(w, "\nFrames")
+	for _, f := range r.Frames {
+		fmt.Fprintf(w, "  thread %d #%-3d %s:%d\n      → %s\n", f.Thread, f.Index, f.File, f.Line, f.Source)
+	}
+	for _, u := range r.Upstream {
+		fmt.Fprintf(w, "\nUpstream %s since %s: %s (%s, lines %d-%d), %d commits walked on %s\n",
+			u.Component, u.Revision, u.Path, u.Function, u.FunctionStart, u.FunctionEnd, u.Walked, u.Branch)
+		if len(u.Commits) == 0 {
+			fmt.Fprintln(w, "  no commits changed this file")
+		}
+		for _, c := range u.Commits {
+			mark := " "
+			if c.TouchesFrame {
+				mark = "*"
+			}
+			fmt.Fprintf(w, "  %s %s %s %s", mark, shortCommit(c.Commit), c.Date.Format("2006-01-02"), c.Subject)
+			if len(c.Keywords) > 0 {
+				fmt.Fprintf(w, "  [%s]", strings.Join(c.Keywords, ", "))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if r.Fix != nil {
+		fmt.Fprintf(w, "\nFix %s: ", shortCommit(r.Fix.Commit))
+		switch {
+		case !r.Fix.Known:
+			fmt.Fprintf(w, "unknown — %s\n", r.Fix.Reason)
+		case r.Fix.Included:
+			fmt.Fprintf(w, "already included — %s\n", r.Fix.Reason)
+		default:
+			fmt.Fprintf(w, "NOT included — %s\n", r.Fix.Reason)
+		}
+	}
+	if len(r.Problems) > 0 {
+		fmt.Fprintln(w, "\nProblems")
+		for _, p := range r.Problems {
+			if p.Module != "" {
+				fmt.Fprintf(w, "  %s: %s\n", p.Module, p.Message)
+			} else {
+				fmt.Fprintf(w, "  %s\n", p.Message)
+			}
+		}
+	}
+}
+
+func shortCommit(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
