@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +25,7 @@ var exitMeaning = map[int]string{
 	7:  "bus error: an access to a memory-mapped file past its end (truncated while mapped), exhausted /dev/shm or hugetlbfs, a misaligned access, or a smashed stack frame",
 	8:  "arithmetic exception: integer division by zero (or INT_MIN / -1)",
 	9:  "killed with SIGKILL: the kernel's OOM killer, a cgroup memory limit, a scheduler's timeout (Slurm, Kubernetes), or kill -9",
+	10: "SIGUSR1 with no handler installed: a launcher, profiler or monitoring agent sent it to a program that does not expect it",
 	11: "segmentation fault: an invalid memory access (NULL, freed or corrupted pointer, stack overflow)",
 	13: "broken pipe: it wrote to a pipe or socket whose reader had gone (e.g. `prog | head`)",
 	14: "alarm clock: an alarm() or timer it set expired with no handler",
@@ -62,6 +62,9 @@ func cmdExplainExit(args []string, stdout, _ io.Writer) error {
 			analysis.SignalName(sig), analysis.SignalDescription(sig))
 		if m, ok := exitMeaning[sig]; ok {
 			w("Usually: %s.\n", m)
+		}
+		if sig == 10 {
+			w("Note: on x86-64 and ARM Linux SIGBUS is 7 (exit 135); 138 is a bus error only where SIGBUS is 10 (MIPS, SPARC, Alpha).\n")
 		}
 		switch sig {
 		case 4, 5, 6, 7, 8, 11:
@@ -116,29 +119,31 @@ func oomCheck(w func(string, ...any)) {
 // kernelLogOOM reads the kernel ring buffer from /dev/kmsg without blocking
 // and returns the OOM-killer lines.
 func kernelLogOOM() ([]string, error) {
-	f, err := os.OpenFile("/dev/kmsg", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// A raw non-blocking descriptor: os.File would park a read on the
+	// poller, which never reports /dev/kmsg's end.
+	fd, err := syscall.Open("/dev/kmsg", syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer syscall.Close(fd)
 	var out []string
-	r := bufio.NewReaderSize(f, 8192)
 	buf := make([]byte, 8192)
-	for i := 0; i < 1<<16; i++ {
-		n, err := r.Read(buf)
+	for i := 0; i < 1<<20; i++ {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EPIPE { // a record was overwritten while reading: go on
+			continue
+		}
+		if err == syscall.EAGAIN || n <= 0 {
+			break
+		}
 		if err != nil {
-			if errors.Is(err, syscall.EAGAIN) || errors.Is(err, io.EOF) {
-				break
-			}
-			if errors.Is(err, syscall.EPIPE) { // overwritten record: go on
-				continue
-			}
 			return out, err
 		}
+		// One record per read: "<prio>,<seq>,<usec>,<flags>;message\n"
+		// (Documentation/ABI/testing/dev-kmsg).
 		rec := string(buf[:n])
-		// "<prio>,<seq>,<usec>,<flags>;message" (Documentation/ABI/testing/dev-kmsg)
-		if i := strings.IndexByte(rec, ';'); i >= 0 {
-			rec = rec[i+1:]
+		if j := strings.IndexByte(rec, ';'); j >= 0 {
+			rec = rec[j+1:]
 		}
 		rec = strings.TrimSpace(strings.SplitN(rec, "\n", 2)[0])
 		low := strings.ToLower(rec)

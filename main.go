@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/faultline-dev/faultline/analysis"
 )
@@ -18,10 +19,21 @@ import (
 const usage = `faultline — crash analysis for native and GPU crashes
 
 usage:
-  faultline analyze [--json] [--exe EXE] [--sysroot DIR] [--debug-dir DIR]... [--solib-dir DIR]... DUMP
+  faultline analyze [--format markdown|text|json] [--json] [OPEN FLAGS] DUMP... | DIR
+                                 report on one dump, or group many by signature
+  faultline sources [--json] [--config FILE] [OPEN FLAGS] DUMP
+                                 exact source versions, checkouts and upstream commits
+  faultline gpu-lines [--json] CUBIN ADDR...
+                                 full inline chains of GPU addresses (KERNEL+0xOFF)
+  faultline run [--repeat N] -- CMD ARGS...
+                                 run a job with crash capture on, and analyze what it leaves
+  faultline hang PID             all-thread stacks of a live, hung process
+  faultline explain-exit CODE    what a shell exit status means (139, 134, 137, ...)
   faultline demo [--json]        analyze the bundled crash (a static program and its core)
   faultline serve [--log FILE]   language server over stdio (VS Code, Neovim, ...)
   faultline version
+
+OPEN FLAGS: --exe EXE  --sysroot DIR  --debug-dir DIR...  --solib-dir DIR...  --offline
 `
 
 func main() {
@@ -90,6 +102,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 type openFlags struct {
 	exe, sysroot        string
 	debugDirs, solibDir stringList
+	offline             bool
+	debuginfod          stringList
+	debuginfodCache     string
+	debuginfodTimeout   time.Duration
 }
 
 func (o *openFlags) register(fs *flag.FlagSet) {
@@ -97,10 +113,16 @@ func (o *openFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.sysroot, "sysroot", "", "directory holding the crashed machine's files (its /usr/lib/...)")
 	fs.Var(&o.debugDirs, "debug-dir", "directory with separate debug files (.build-id/ or debuglink); repeatable")
 	fs.Var(&o.solibDir, "solib-dir", "directory searched by file name for mapped libraries; repeatable")
+	fs.BoolVar(&o.offline, "offline", false, "no network: do not ask debuginfod servers")
+	fs.Var(&o.debuginfod, "debuginfod", "debuginfod server URL (default: $DEBUGINFOD_URLS); repeatable")
+	fs.StringVar(&o.debuginfodCache, "debuginfod-cache", "", "debuginfod download cache (default: $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client)")
+	fs.DurationVar(&o.debuginfodTimeout, "debuginfod-timeout", 0, "per-request debuginfod timeout (default: $DEBUGINFOD_TIMEOUT seconds or 10s)")
 }
 
 func (o *openFlags) options() analysis.Options {
-	return analysis.Options{Exe: o.exe, Sysroot: o.sysroot, DebugDirs: o.debugDirs, SearchDirs: o.solibDir}
+	return analysis.Options{Exe: o.exe, Sysroot: o.sysroot, DebugDirs: o.debugDirs, SearchDirs: o.solibDir,
+		Offline: o.offline, DebuginfodURLs: o.debuginfod, DebuginfodCache: o.debuginfodCache,
+		DebuginfodTimeout: o.debuginfodTimeout}
 }
 
 func version() string {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
-	"github.com/faultline-dev/faultline/analysis/disasm"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
 	"github.com/faultline-dev/faultline/analysis/unwind"
 )
@@ -15,7 +14,7 @@ import (
 // the faulting instruction, the modules, and the problems met on the way.
 func (p *process) crash(path string) *Crash {
 	core := p.core
-	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "elf-core", Arch: "x86_64"}}
+	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "elf-core", Arch: archName(core.Machine)}}
 	if p.exe != nil {
 		c.Dump.Executable = p.exe.path
 	} else if fn := core.ExecFn(); fn != "" {
@@ -39,14 +38,13 @@ func (p *process) crash(path string) *Crash {
 		}
 		t := &core.Threads[i]
 		th := Thread{ID: t.LWP, Crashed: i == 0 && c.Signal != nil}
-		regs, ok := t.X86_64()
+		named, start, ok := threadRegs(t)
 		if !ok {
 			p.problem("", "thread %d has no registers in the core", t.LWP)
 			c.Threads = append(c.Threads, th)
 			continue
 		}
-		named := x86Named(regs)
-		frames, stop := u.Unwind(unwind.NewX86_64Regs(regs.Rip, regs.Rsp, regs.Rbp, named))
+		frames, stop := u.Unwind(start)
 		th.Frames, th.Truncated = sym.frames(frames, stop)
 		if th.Crashed && len(th.Frames) > 0 {
 			th.Frames[0].Regs = named
@@ -65,6 +63,7 @@ func (p *process) crash(path string) *Crash {
 		}
 	}
 	c.Modules = p.modelModules()
+	p.reportMissingDebug(c)
 	c.Problems = p.problems
 	if c.Problems == nil {
 		c.Problems = []Problem{}
@@ -95,24 +94,22 @@ func (p *process) signal() *Signal {
 
 // instruction decodes the crashing thread's faulting instruction.
 func (p *process) instruction(t elfcore.Thread, th Thread) *Instruction {
-	regs, ok := t.X86_64()
+	named, _, ok := threadRegs(&t)
 	if !ok {
 		return nil
 	}
-	named := x86Named(regs)
-	in := &Instruction{PC: hexAddr(regs.Rip), Registers: map[string]string{}}
+	pc := pcOf(named)
+	in := &Instruction{PC: hexAddr(pc), Registers: map[string]string{}}
 	for k, v := range named {
 		in.Registers[k] = hexAddr(v)
 	}
-	code := make([]byte, 16)
-	n, _ := p.ReadMemory(regs.Rip, code)
+	d, n, err := p.decodeAt(pc, named)
 	if n == 0 {
 		in.Text = "(code not readable)"
 		return in
 	}
-	d, err := disasm.DecodeX86_64(code[:n], regs.Rip, named, p.symbolFor)
 	if err != nil {
-		in.Text = fmt.Sprintf("(undecodable: % x)", code[:min(n, 8)])
+		in.Text = fmt.Sprintf("(undecodable: %v)", err)
 		return in
 	}
 	in.Text = d.Text
@@ -180,11 +177,13 @@ func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]Frame, string) 
 			continue
 		}
 		levels := s.lookup(pf.PC, pf.ReturnAddress)
+		regs := pf.Regs.Named() // the registers recovered for this physical frame, shared by its inline levels
 		isMain := false
 		for _, l := range levels {
 			l.Index = len(out)
 			l.Trust = Trust(pf.Trust)
 			l.CFA = pf.CFA
+			l.Regs = regs
 			if l.Function == "main" && !l.Inlined {
 				isMain = true
 			}

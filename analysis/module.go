@@ -30,6 +30,13 @@ type module struct {
 	bias    uint64 // runtime address - link-time address
 	buildID []byte // from the core's copy of its headers (else from the file)
 	isExe   bool
+	// notFound says what was tried when no file matched (reported once,
+	// after debuginfod had its chance).
+	notFound []string
+	// fromLinkMap: found through r_debug (bias is l_addr, ld is l_ld).
+	fromLinkMap bool
+	ld          uint64
+	fetchErr    error // why debuginfod could not give the debug file
 
 	obj *debuginfo.Object // the binary (nil if not found)
 	dbg *debuginfo.Object // its debug file (may equal obj, or be nil)
@@ -40,6 +47,7 @@ type module struct {
 }
 
 func (m *module) close() {
+	m.syms.Close()
 	if m.dbg != nil && m.dbg != m.obj {
 		m.dbg.Close()
 	}
@@ -137,15 +145,19 @@ func (p *process) loadModules() {
 		}
 	}
 	if len(core.Files) == 0 {
-		p.problem("", "the core has no NT_FILE note: mapped libraries are unknown, so only the executable (--exe) can be symbolized")
-		if p.opt.Exe != "" && entry != 0 {
-			p.addExeWithoutNTFile(entry)
-		}
+		p.loadModulesFromLinkMap(entry)
 	}
 	if vdso, ok := core.AuxVal(atSysinfoEHdr); ok && vdso != 0 {
 		p.addVDSO(vdso)
 	}
-	sort.Slice(p.modules, func(i, j int) bool { return p.modules[i].lo < p.modules[j].lo })
+	sortModules(p.modules)
+	p.fetchMissing()
+	p.reportMissingBinaries()
+}
+
+// sortModules orders modules by start address, as moduleAt searches them.
+func sortModules(mods []*module) {
+	sort.SliceStable(mods, func(i, j int) bool { return mods[i].lo < mods[j].lo })
 }
 
 // looksLikeELF reports whether a mapping is an ELF object: by the header the
@@ -167,31 +179,32 @@ func (p *process) looksLikeELF(path string, base uint64) bool {
 	return string(magic[:]) == "\x7fELF"
 }
 
-// locate finds the module's file and debug file and computes its load bias.
+// locate finds the module's file and debug file and computes its load
+// bias. When no file matches, the module keeps what was tried in
+// m.notFound; fetchMissing may still find it (debuginfod) before
+// reportMissing turns that into one problem.
 func (p *process) locate(m *module) {
 	mapped := m.path
-	var problems []string
 	if m.isExe && p.opt.Exe != "" {
 		mapped = p.opt.Exe
 	}
 	file, probs := p.locator.FindBinary(mapped, m.buildID)
-	problems = append(problems, probs...)
 	if file == "" && mapped != m.path {
-		file, probs = p.locator.FindBinary(m.path, m.buildID)
-		problems = append(problems, probs...)
-	}
-	for _, pr := range problems {
-		p.problem(m.path, "%s", pr)
+		var more []string
+		file, more = p.locator.FindBinary(m.path, m.buildID)
+		probs = append(probs, more...)
 	}
 	if file == "" {
-		hint := "copy it from the crashed machine and pass --sysroot or --solib-dir"
-		if m.isExe {
-			hint = "pass the crashed program with --exe"
-		}
-		p.problem(m.path, "no file matching the core (build-id %s) was found: %s", hexOrNone(m.buildID), hint)
+		m.notFound = probs
 		m.bias = m.base
 		return
 	}
+	p.attachBinary(m, file)
+}
+
+// attachBinary opens file as module m's binary, computes the load bias
+// from where its first page is mapped, and finds its debug file.
+func (p *process) attachBinary(m *module, file string) {
 	obj, err := debuginfo.OpenObject(file)
 	if err != nil {
 		p.problem(m.path, "cannot read %s: %v", file, err)
@@ -207,6 +220,12 @@ func (p *process) locate(m *module) {
 	} else {
 		m.bias = m.base
 	}
+	p.findDebug(m, file, obj)
+}
+
+// findDebug finds and opens the debug file of module m, whose binary obj
+// was opened from file.
+func (p *process) findDebug(m *module, file string, obj *debuginfo.Object) {
 	dbgPath, probs := p.locator.FindDebug(file, obj)
 	for _, pr := range probs {
 		p.problem(m.path, "%s", pr)
@@ -225,15 +244,16 @@ func (p *process) locate(m *module) {
 	}
 }
 
-// addExeWithoutNTFile maps the --exe file at the address its entry point says.
-func (p *process) addExeWithoutNTFile(entry uint64) {
-	obj, err := debuginfo.OpenObject(p.opt.Exe)
+// addExeWithoutNTFile maps the executable file exe at the address the
+// entry point (AT_ENTRY) says.
+func (p *process) addExeWithoutNTFile(exe string, entry uint64) {
+	obj, err := debuginfo.OpenObject(exe)
 	if err != nil {
-		p.problem(p.opt.Exe, "cannot read: %v", err)
+		p.problem(exe, "cannot read: %v", err)
 		return
 	}
 	e := obj.ELF()
-	m := &module{path: p.opt.Exe, file: p.opt.Exe, obj: obj, isExe: true, buildID: obj.BuildID()}
+	m := &module{path: exe, file: exe, obj: obj, isExe: true, buildID: obj.BuildID()}
 	m.bias = entry - e.Entry
 	for _, ph := range e.Progs {
 		if ph.Type == elf.PT_LOAD {
@@ -244,10 +264,9 @@ func (p *process) addExeWithoutNTFile(entry uint64) {
 		}
 	}
 	m.base = m.lo
-	if d, _ := p.locator.FindDebug(p.opt.Exe, obj); d == p.opt.Exe {
-		m.dbg = obj
-	}
+	p.findDebug(m, exe, obj)
 	p.modules = append(p.modules, m)
+	sortModules(p.modules)
 	p.exe = m
 }
 

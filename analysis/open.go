@@ -1,10 +1,10 @@
 package analysis
 
 import (
-	"debug/elf"
 	"fmt"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
@@ -25,6 +25,14 @@ type Options struct {
 	SearchDirs []string
 	// Offline turns off every network lookup (debuginfod).
 	Offline bool
+	// DebuginfodURLs are the debuginfod servers asked for executables and
+	// debug files not found on disk; nil means $DEBUGINFOD_URLS.
+	DebuginfodURLs []string
+	// DebuginfodCache is the download cache; "" means
+	// $DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client.
+	DebuginfodCache string
+	// DebuginfodTimeout bounds each request (0: $DEBUGINFOD_TIMEOUT, else 10s).
+	DebuginfodTimeout time.Duration
 	// MaxFrames bounds each thread's unwind (default unwind.DefaultMaxFrames).
 	MaxFrames int
 	// Progress, when set, is told how loading goes (done of total threads).
@@ -47,8 +55,8 @@ type process struct {
 }
 
 func newProcess(core *elfcore.Core, opt Options) (*process, error) {
-	if core.Machine != elf.EM_X86_64 {
-		return nil, fmt.Errorf("%s: %v cores are not supported yet (x86-64 only)", core.Path, core.Machine)
+	if !supportedMachine(core.Machine) {
+		return nil, fmt.Errorf("%s: %v cores are not supported (x86-64 and aarch64 are)", core.Path, core.Machine)
 	}
 	p := &process{core: core, opt: opt}
 	search := append([]string(nil), opt.SearchDirs...)

@@ -1,13 +1,17 @@
 package analysis
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
 
+	"github.com/faultline-dev/faultline/analysis/cuda"
+
 	"github.com/faultline-dev/faultline/analysis/classify"
 	"github.com/faultline-dev/faultline/analysis/disasm"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
+	"github.com/faultline-dev/faultline/analysis/python"
 )
 
 // Session is an opened dump: its crash model, and the process memory behind
@@ -34,6 +38,25 @@ func OpenSession(path string, opt Options) (*Session, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
+	if cuda.IsCoreDump(path) {
+		c, err := openCUDACore(path, opt)
+		if err != nil {
+			return nil, err
+		}
+		classify.Classify(c, nil)
+		return &Session{Crash: c}, nil
+	}
+	if IsGPULog(path) {
+		c, err := openGPULog(path)
+		if err != nil {
+			return nil, err
+		}
+		classify.Classify(c, nil)
+		return &Session{Crash: c}, nil
+	}
+	if s, ok, err := openLog(path, opt); ok {
+		return s, err
+	}
 	core, err := elfcore.Open(path)
 	if err != nil {
 		var fe *elfcore.FormatError
@@ -48,6 +71,7 @@ func OpenSession(path string, opt Options) (*Session, error) {
 		return nil, err
 	}
 	crash := p.crash(path)
+	python.Interleave(crash, p)
 	classify.Classify(crash, p)
 	return &Session{Crash: crash, p: p}, nil
 }
@@ -65,6 +89,9 @@ func (s *Session) Close() error {
 
 // ReadMemory reads the crashed process's memory at addr.
 func (s *Session) ReadMemory(addr uint64, b []byte) (int, error) {
+	if s.p == nil {
+		return 0, errNoMemory
+	}
 	return s.p.ReadMemory(addr, b)
 }
 
@@ -72,6 +99,12 @@ func (s *Session) ReadMemory(addr uint64, b []byte) (int, error) {
 // at pc, and up to after instructions following it, decoding from the start
 // of pc's function (x86 cannot be decoded backwards).
 func (s *Session) Disassemble(pc uint64, before, after int) []disasm.Instruction {
+	if s.p == nil {
+		return nil // a log: no memory
+	}
+	if s.p.core.Machine == elf.EM_AARCH64 {
+		return s.p.disassembleARM64(pc, before, after)
+	}
 	start := pc
 	if _, low := s.p.symbolFor(pc); low != 0 && low <= pc && pc-low < 1<<16 {
 		start = low

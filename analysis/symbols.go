@@ -41,11 +41,8 @@ func (p *process) ThreadRegisters(lwp int) (map[string]uint64, bool) {
 		if t.LWP != lwp {
 			continue
 		}
-		regs, ok := t.X86_64()
-		if !ok {
-			return nil, false
-		}
-		return x86Named(regs), true
+		named, _, ok := threadRegs(&t)
+		return named, ok
 	}
 	return nil, false
 }

@@ -140,10 +140,17 @@ func (f *fixture) serve() error {
 		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), srv)
 	var dlog bytes.Buffer
 	d.Stdout, d.Stderr = &dlog, &dlog
+	// Its own process group: the daemon forks a child per connection, and
+	// the cleanup ends the group (only processes this test started).
+	d.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	d.WaitDelay = 5 * time.Second
 	if err := d.Start(); err != nil {
 		return err
 	}
-	f.cleanups = append(f.cleanups, func() { d.Process.Kill(); d.Wait() })
+	f.cleanups = append(f.cleanups, func() {
+		syscall.Kill(-d.Process.Pid, syscall.SIGTERM)
+		d.Wait()
+	})
 	f.gitURL = fmt.Sprintf("git://127.0.0.1:%d/", port)
 	// Wait until the daemon answers (or gives up).
 	deadline := time.Now().Add(20 * time.Second)
@@ -226,4 +233,3 @@ func (f *fixture) resolve(t *testing.T, opt Options) *Result {
 	}
 	return res
 }
-

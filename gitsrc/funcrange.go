@@ -22,10 +22,12 @@ func functionRange(src []byte, line int, function string) (int, int) {
 	}
 	// Try each line naming the function, nearest first: a call or a
 	// declaration fails the brace match and the search goes on upwards.
-	for start := line; start >= 1 && start > line-5000; start-- {
+	tries := 0
+	for start := line; start >= 1 && start > line-5000 && tries < 64; start-- {
 		if !callsName(lines[start-1], name) {
 			continue
 		}
+		tries++
 		if end, ok := matchBraces(lines, start); ok && end >= line {
 			return start, end
 		}

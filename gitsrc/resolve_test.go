@@ -164,7 +164,7 @@ func TestFetchByHash(t *testing.T) {
 	f := getFixture(t)
 	hash := f.rev["Initial crashy"] // no branch or tag points here
 	for _, tc := range []struct {
-		repo      string
+		repo        string
 		wantRefused bool
 	}{{"crashy.git", false}, {"strict.git", true}} {
 		t.Run(tc.repo, func(t *testing.T) {

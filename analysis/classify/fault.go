@@ -29,7 +29,7 @@ type fault struct {
 	hasEA    bool
 	access   string
 	bytes    []byte
-	fromSelf bool // sent by the process (si_code <= 0), not raised by the CPU
+	fromSelf bool   // sent by the process (si_code <= 0), not raised by the CPU
 	addrFrom string // where addr came from: "si_addr" or "cr2"
 }
 
@@ -142,13 +142,13 @@ const (
 // uc_link, stack_t (24 bytes), struct sigcontext (256 bytes), uc_sigmask:
 // 304 bytes, then struct siginfo.
 const (
-	ucMcontext    = 40
-	ucSize        = 304
-	siCodeOffset  = 8
+	ucMcontext   = 40
+	ucSize       = 304
+	siCodeOffset = 8
 	// struct sigcontext offsets of err, trapno and cr2.
-	scErr    = 152
-	scTrapno = 160
-	scCR2    = 176
+	scErr         = 152
+	scTrapno      = 160
+	scCR2         = 176
 	mcontextWords = 17 // r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip
 )
 

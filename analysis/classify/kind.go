@@ -412,7 +412,12 @@ func (a *analyzer) where() string {
 		}
 		return "the crashing thread"
 	}
-	return describeFrame(a.frames[i], a.frameName(a.frames[i]))
+	f := a.frames[i]
+	name := f.Function
+	if name == "" || len(name) > 60 {
+		name = a.frameName(f)
+	}
+	return describeFrame(f, name)
 }
 
 func describeFrame(f model.Frame, name string) string {

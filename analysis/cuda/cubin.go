@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
+	"sync"
 )
 
 // Cubin is one NVIDIA GPU code object: an ELF64 image for EM_CUDA whose
@@ -18,6 +18,9 @@ type Cubin struct {
 	arch     string // "sm_90"
 	syms     []elfSymbol
 	funcs    []Function           // sorted by section, then offset
+	bySec    map[int][]int        // section index → indexes into funcs
+	byName   map[string]int       // code section or function name → section index
+	names    sync.Map             // raw name → demangled without parameters
 	lines    map[int][]*placedSeq // section index → sequences, sorted by start
 	debugStr []byte
 	// Problems lists what could not be read: damaged line programs,
@@ -83,6 +86,7 @@ func ParseCubin(b []byte) (*Cubin, error) {
 		c.Problems = append(c.Problems, "symbols: "+err.Error())
 	}
 	c.collectFunctions()
+	c.indexNames()
 	if s := f.section(".debug_str"); s != nil {
 		c.debugStr, _ = f.sectionData(s)
 	}
@@ -160,6 +164,10 @@ func (c *Cubin) collectFunctions() {
 		}
 		return a.Offset < b.Offset
 	})
+	c.bySec = map[int][]int{}
+	for i := range c.funcs {
+		c.bySec[c.funcs[i].secIndex] = append(c.bySec[c.funcs[i].secIndex], i)
+	}
 }
 
 // relocTarget is where a relocation in .debug_line points.
@@ -276,31 +284,59 @@ func (c *Cubin) sectionAt(a uint64) int {
 // textSection returns the code section called name, or the .text.NAME
 // section of a kernel called name.
 func (c *Cubin) textSection(name string) int {
-	for _, n := range []string{name, ".text." + name} {
-		for i := range c.elf.sections {
-			s := &c.elf.sections[i]
-			if s.Flags&shfExecInstr != 0 && s.Name == n {
-				return i
-			}
-		}
+	if i, ok := c.byName[name]; ok {
+		return i
 	}
-	// A function symbol's section (device functions in -rdc builds).
-	for _, f := range c.funcs {
-		if f.Name == name || strings.TrimPrefix(f.Section, ".text.") == name {
-			return f.secIndex
-		}
+	if i, ok := c.byName[".text."+name]; ok {
+		return i
 	}
 	return -1
+}
+
+// indexNames maps code section names, and function names to their
+// sections (device functions in -rdc builds have their own sections; a
+// noinline helper's symbol names the kernel section it sits in).
+func (c *Cubin) indexNames() {
+	c.byName = map[string]int{}
+	for i := range c.elf.sections {
+		if s := &c.elf.sections[i]; s.Flags&shfExecInstr != 0 {
+			c.byName[s.Name] = i
+		}
+	}
+	for _, f := range c.funcs {
+		if _, ok := c.byName[f.Name]; !ok {
+			c.byName[f.Name] = f.secIndex
+		}
+	}
+}
+
+// CodeSection is one code section of a cubin.
+type CodeSection struct {
+	Index int    // ELF section index, for LookupOffset
+	Name  string // ".text.KERNEL"
+	Addr  uint64 // device address (0 when not relocated)
+	Size  uint64
+}
+
+// CodeSections lists the code sections.
+func (c *Cubin) CodeSections() []CodeSection {
+	var out []CodeSection
+	for i := range c.elf.sections {
+		if s := &c.elf.sections[i]; s.Flags&shfExecInstr != 0 && s.Type != shtNobits {
+			out = append(out, CodeSection{Index: i, Name: s.Name, Addr: s.Addr, Size: s.Size})
+		}
+	}
+	return out
 }
 
 // enclosingFunction returns the smallest function symbol containing off
 // in section sec, or nil.
 func (c *Cubin) enclosingFunction(sec int, off uint64) *Function {
 	var best *Function
-	for i := range c.funcs {
+	for _, i := range c.bySec[sec] {
 		f := &c.funcs[i]
-		if f.secIndex != sec || off < f.Offset {
-			continue
+		if off < f.Offset {
+			break // sorted by offset
 		}
 		size := f.Size
 		if size == 0 {
@@ -314,6 +350,16 @@ func (c *Cubin) enclosingFunction(sec int, off uint64) *Function {
 		}
 	}
 	return best
+}
+
+// demangle is DemangleNoParams, cached: inline chains repeat names.
+func (c *Cubin) demangle(name string) string {
+	if v, ok := c.names.Load(name); ok {
+		return v.(string)
+	}
+	d := DemangleNoParams(name)
+	c.names.Store(name, d)
+	return d
 }
 
 // debugString returns the .debug_str string at off.

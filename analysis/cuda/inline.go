@@ -82,7 +82,7 @@ func parseNumber(s string) (uint64, error) {
 }
 
 func (c *Cubin) functionNamed(name string) *Function {
-	for i := range c.funcs {
+	for _, i := range c.bySec[c.byName[name]] {
 		if c.funcs[i].Name == name {
 			return &c.funcs[i]
 		}
@@ -136,7 +136,7 @@ func (c *Cubin) LookupOffset(sec int, off uint64) (Location, error) {
 	if fn := c.enclosingFunction(sec, off); fn != nil {
 		loc.Symbol = fn.Name
 		loc.SymbolOffset = off - fn.Offset
-		loc.Function = DemangleNoParams(fn.Name)
+		loc.Function = c.demangle(fn.Name)
 	}
 	loc.Frames = c.chain(sec, off, loc.Function, loc.Symbol)
 	return loc, nil
@@ -178,7 +178,7 @@ func (c *Cubin) chain(sec int, off uint64, outer, outerRaw string) []Frame {
 		f := Frame{File: ps.table.fileName(row.file), Line: int(row.line), Column: int(row.column)}
 		if row.context != 0 && row.nameSet {
 			f.Linkage = c.debugString(ps.table.strBase + row.name)
-			f.Function = DemangleNoParams(f.Linkage)
+			f.Function = c.demangle(f.Linkage)
 		} else {
 			f.Function, f.Linkage = outer, outerRaw
 		}

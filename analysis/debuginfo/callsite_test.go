@@ -290,3 +290,53 @@ func loadExtent(t *testing.T, path string) (lo, hi uint64) {
 	}
 	return lo, hi
 }
+
+// FuzzCallSites decodes the call sites of arbitrary ELF files and runs the
+// tail-call search over them: errors and empty answers, never a panic, a
+// hang or an unbounded allocation.
+func FuzzCallSites(f *testing.F) {
+	f.Add([]byte("\x7fELF"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := NewObjectFromBytes("fuzz", data)
+		if err != nil {
+			return
+		}
+		s := NewSymbols(o, o)
+		df := s.dwarfData()
+		if df == nil || df.index() != nil && len(df.ranges) == 0 {
+			return
+		}
+		space := &AddressSpace{}
+		space.Add(s, 0, ^uint64(0), 0)
+		var pcs []uint64
+		for i := range df.units {
+			if i >= 64 {
+				break
+			}
+			tree, err := df.tree(i)
+			if err != nil {
+				continue
+			}
+			for _, cs := range tree.calls.sites {
+				pcs = append(pcs, cs.returnPC)
+			}
+		}
+		for _, rg := range df.ranges {
+			pcs = append(pcs, rg.lo, rg.hi-1)
+		}
+		if len(pcs) > 256 {
+			pcs = pcs[:256]
+		}
+		for _, pc := range pcs {
+			if cs, ok := s.CallSiteAt(pc); ok {
+				for _, a := range cs.TargetAddrs {
+					s.TailCalls(a)
+				}
+			}
+			s.FunctionStart(pc)
+			for _, callee := range pcs[:min(len(pcs), 16)] {
+				space.TailCallFrames(pc, callee)
+			}
+		}
+	})
+}

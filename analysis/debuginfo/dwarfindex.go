@@ -29,6 +29,8 @@ type dwarfFile struct {
 
 	mu      sync.Mutex
 	decoded map[int]*unitTree
+
+	dwo *dwoSearch // where split units' .dwo files are (splitdwarf.go)
 }
 
 // unitHeader is where one unit of .debug_info lies (DWARF 5 §7.5.1).
@@ -40,6 +42,7 @@ type unitHeader struct {
 	utype  uint8
 	is64   bool
 	asize  int
+	dwoID  uint64 // skeleton and split units (DWARF 5)
 }
 
 type unitRange struct {
@@ -121,7 +124,7 @@ func parseUnitHeaders(info []byte, bo binary.ByteOrder) ([]unitHeader, error) {
 			c.offset(is64) // debug_abbrev_offset
 			switch u.utype {
 			case utSkeleton, utSplitCU:
-				c.u64() // dwo_id
+				u.dwoID = c.u64()
 			case utType, utSplitTU:
 				c.u64() // type_signature
 				c.offset(is64)
@@ -269,7 +272,13 @@ func (df *dwarfFile) tree(i int) (*unitTree, error) {
 		return t, nil
 	}
 	df.mu.Unlock()
-	t, err := decodeUnit(df, df.units[i])
+	var t *unitTree
+	var err error
+	if df.units[i].utype == utSkeleton {
+		t, err = df.decodeSkeleton(i)
+	} else {
+		t, err = decodeUnit(df, df.units[i])
+	}
 	if err != nil {
 		return nil, err
 	}

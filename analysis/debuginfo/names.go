@@ -32,10 +32,17 @@ var demangleOpts = []demangle.Option{demangle.MaxLength(20)}
 // demangleFull demangles a symbol table name as gdb prints minimal symbols
 // (DMGL_PARAMS | DMGL_ANSI: with parameters and clone suffixes).
 func demangleFull(name string) string {
+	// BFD's synthetic PLT symbols: gdb demangles the name before "@plt".
+	if base, ok := strings.CutSuffix(name, "@plt"); ok && base != "" {
+		return demangleFull(base) + "@plt"
+	}
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
 		return name
 	}
-	s, err := demangle.ToString(name, demangleOpts...)
+	// Like gdb's minimal symbols, expand the standard substitutions
+	// (Ss is std::basic_string<char, std::char_traits<char>,
+	// std::allocator<char> >, not std::string).
+	s, err := demangle.ToString(name, append([]demangle.Option{demangle.Verbose}, demangleOpts...)...)
 	if err != nil {
 		return name
 	}

@@ -55,6 +55,10 @@ type Object struct {
 	decompressed map[string]sectionData
 	buildID      []byte
 	buildIDDone  bool
+
+	mini     *Object // .gnu_debugdata, decoded once (minidebug.go)
+	miniErr  error
+	miniDone bool
 }
 
 type sectionData struct {

@@ -2,6 +2,7 @@ package debuginfo
 
 import (
 	"debug/dwarf"
+	"path/filepath"
 	"sync"
 )
 
@@ -51,8 +52,24 @@ func (s *Symbols) dwarfData() *dwarfFile {
 		if s.dwarf == nil && s.binary != nil && s.binary != s.debug {
 			s.dwarf, s.dwarfErr = openDWARF(s.binary)
 		}
+		if s.dwarf != nil {
+			s.dwarf.dwo = &dwoSearch{}
+			for _, o := range []*Object{s.binary, s.debug} {
+				if o != nil && o.path != "" {
+					s.dwarf.dwo.dirs = append(s.dwarf.dwo.dirs, filepath.Dir(o.path))
+				}
+			}
+		}
 	})
 	return s.dwarf
+}
+
+// Close releases the files the symbolizer opened itself (split DWARF's
+// .dwo files); the binary and debug objects belong to the caller.
+func (s *Symbols) Close() {
+	if s != nil && s.dwarf != nil {
+		s.dwarf.dwo.close()
+	}
 }
 
 // DWARFError reports why the module's DWARF could not be opened, if it could not.
@@ -73,8 +90,15 @@ func (s *Symbols) symbols() {
 		if s.binSyms == nil || len(s.binSyms.syms) == 0 {
 			s.binSyms = readSymbols(s.binary, ".dynsym")
 		}
+		s.binSyms = s.binSyms.withSynthetic(s.binary, pltSymbols(s.binary))
 		if s.debug != s.binary {
 			s.dbgSyms = readSymbols(s.debug, ".symtab")
+		} else if s.binary != nil && s.binary.elf.Section(".symtab") == nil {
+			// Stripped without a debug file: gdb then reads MiniDebugInfo
+			// as a separate debug object's symbol table.
+			if mini, _ := s.binary.MiniDebugInfo(); mini != nil {
+				s.dbgSyms = readSymbols(mini, ".symtab")
+			}
 		}
 		s.dynSyms = readSymbols(s.binary, ".dynsym")
 	})

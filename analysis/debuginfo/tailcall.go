@@ -126,7 +126,7 @@ func (a *AddressSpace) TailCallFrames(callerPC, calleePC uint64) []uint64 {
 	if !ok {
 		return nil
 	}
-	s := &chainSearch{a: a, callee: callee + cm.bias, onPath: map[uint64]bool{}}
+	s := &chainSearch{a: a, callee: callee + cm.bias, calleeMod: cm, onPath: map[uint64]bool{}}
 	s.visit(site{m, first})
 	if s.failed || s.result == nil {
 		return nil
@@ -138,13 +138,14 @@ func (a *AddressSpace) TailCallFrames(callerPC, calleePC uint64) []uint64 {
 // tail calls from the caller's call site to the callee's function,
 // intersecting every chain found.
 type chainSearch struct {
-	a      *AddressSpace
-	callee uint64
-	chain  []uint64        // return pcs of the tail calls on the current path
-	onPath map[uint64]bool // the same, as a set: a path visits a call site once
-	steps  int
-	result *tailChain
-	failed bool // a callee that cannot be resolved makes the whole search fail
+	a         *AddressSpace
+	callee    uint64
+	calleeMod *spaceModule
+	chain     []uint64        // return pcs of the tail calls on the current path
+	onPath    map[uint64]bool // the same, as a set: a path visits a call site once
+	steps     int
+	result    *tailChain
+	failed    bool // a callee that cannot be resolved makes the whole search fail
 }
 
 // visit walks from call site s; false stops the search.
@@ -152,6 +153,16 @@ func (c *chainSearch) visit(s site) bool {
 	if c.steps++; c.steps > maxTailCallSteps {
 		c.failed = true
 		return false
+	}
+	// Most calls go straight to the callee. When the callee's module names
+	// it as the call does, take that without scanning every module's
+	// symbols (gdb would pick another module's definition of the name only
+	// where one interposes it, and then find no tail calls either).
+	if name := s.cs.TargetName; name != "" {
+		if addr, _, ok := c.calleeMod.syms.symbolByName(name); ok && addr+c.calleeMod.bias == c.callee {
+			c.result = c.result.intersect(c.chain)
+			return c.result != nil
+		}
 	}
 	targets, ok := c.a.targets(s)
 	if !ok {

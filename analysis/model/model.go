@@ -78,6 +78,10 @@ type Frame struct {
 	// Trust is how the physical frame was recovered; inline levels share it.
 	Trust  Trust  `json:"trust"`
 	Source string `json:"source,omitempty"`
+	// Language is "python" for a Python-level frame (from a faulthandler
+	// log, a traceback, or the interpreter's frames in a core); empty for
+	// native frames.
+	Language string `json:"language,omitempty"`
 	// Offset is the PC's offset from the start of Function's symbol, when known.
 	Offset uint64 `json:"-"`
 	// Addr is PC as a number, for code that needs it.

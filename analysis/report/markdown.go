@@ -44,11 +44,11 @@ func writeMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
 	p.f("**Signature:** `%s`\n\n", cls.Signature)
 
 	chainThreads := []analysis.Thread{}
-	if t := crashed(c); t != nil && (cls.Kind != model.KindDeadlock) {
+	if t := crashed(c); t != nil && !liveDump(c) {
 		chainThreads = append(chainThreads, *t)
 	}
 	for _, l := range cls.Locks {
-		if cls.Kind == model.KindDeadlock {
+		if liveDump(c) {
 			if t := threadByID(c, l.Thread); t != nil {
 				chainThreads = append(chainThreads, *t)
 			}
@@ -110,10 +110,16 @@ func writeMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
 	}
 }
 
+// liveDump reports whether the core was taken from a running process
+// (gcore stops it with SIGSTOP) rather than written by a crash.
+func liveDump(c *analysis.Crash) bool {
+	return c.Signal == nil || c.Signal.Number == 19
+}
+
 func signalLine(c *analysis.Crash) string {
 	s := c.Signal
-	if s == nil {
-		return "none (dumped from a live process)"
+	if liveDump(c) {
+		return "none: the core was dumped from a live process (gcore), not by a crash"
 	}
 	out := s.Name
 	if d := analysis.SignalDescription(s.Number); d != s.Name {
@@ -136,8 +142,8 @@ func signalLine(c *analysis.Crash) string {
 
 func crashingThreadLine(c *analysis.Crash) string {
 	t := crashed(c)
-	if t == nil {
-		return "none"
+	if t == nil || liveDump(c) {
+		return fmt.Sprintf("none (%d threads; the blocked ones are below)", len(c.Threads))
 	}
 	role := "worker thread"
 	if t.ID == c.Dump.PID {
@@ -258,6 +264,10 @@ func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func instruction(p *printer, c *analysis.Crash) {
 	in := c.Instruction
+	if liveDump(c) {
+		p.f("Not applicable: no thread faulted (a live process was dumped).\n\n")
+		return
+	}
 	if in == nil {
 		p.f("Not available (no faulting thread or no registers).\n\n")
 		return
@@ -375,7 +385,7 @@ func threadsSection(p *printer, c *analysis.Crash) {
 				ids = append(ids, fmt.Sprint(o.ID))
 			}
 			label := abbreviate(ids, 8)
-			if t.Crashed {
+			if t.Crashed && !liveDump(c) {
 				label += " (crashed)"
 			}
 			top, own := "-", "-"

@@ -17,6 +17,7 @@ import (
 func JSON(w io.Writer, c *analysis.Crash) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(c)
 }
 

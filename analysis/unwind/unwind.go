@@ -299,7 +299,13 @@ func (s *stepper) cfiStep(cur *Frame, row *frame.Row) (Frame, bool, error) {
 	case frame.RuleUndefined:
 		return Frame{}, true, nil
 	case frame.RuleUnspecified:
-		return Frame{}, false, fmt.Errorf("no rule for the return address")
+		// Where the return address lives in a register (AArch64's x30),
+		// GCC's CIEs give it no rule at all and leaf functions never save
+		// it: like gdb (dwarf2-frame.c treats unspecified registers as
+		// "same value"), the caller's pc is the register's current value.
+		if a.RA == a.PC {
+			return Frame{}, false, fmt.Errorf("no rule for the return address")
+		}
 	}
 
 	next := Frame{Regs: NewRegs(a), Trust: TrustCFI, ReturnAddress: true}
@@ -325,6 +331,11 @@ func (s *stepper) cfiStep(cur *Frame, row *frame.Row) (Frame, bool, error) {
 	}
 	if row.Rule(uint64(a.SP)).Kind == frame.RuleUnspecified {
 		next.Regs.Set(a.SP, cfa) // the CFA is the caller's sp at the call (§6.4)
+	}
+	if raRule.Kind == frame.RuleUnspecified {
+		if v, ok := cur.Regs.Get(a.RA); ok {
+			next.Regs.Set(a.RA, v)
+		}
 	}
 	ra, ok := next.Regs.Get(a.RA)
 	if !ok {

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/analysis/cuda"
+	"github.com/faultline-dev/faultline/analysis/logs"
 )
 
 func main() {
@@ -107,5 +109,46 @@ func bench(path string, runs int, nvdisasm string) error {
 	m, n := median(ours), median(theirs)
 	fmt.Printf("  nvdisasm -ndf -c -gi:                %v\n", n)
 	fmt.Printf("  ratio: faultline is %.1fx faster (target >= 10x)\n", float64(n)/float64(m))
+	return agreement(path, nvdisasm)
+}
+
+// agreement compares the chains with nvdisasm's annotations: the whole
+// chain where nvdisasm printed a block, the innermost line elsewhere.
+func agreement(path, nvdisasm string) error {
+	out, err := exec.Command(nvdisasm, "-ndf", "-c", "-gi", path).Output()
+	if err != nil {
+		return err
+	}
+	l, err := logs.ParseNvdisasm(bytes.NewReader(out))
+	if err != nil {
+		return err
+	}
+	c, err := cuda.OpenCubin(path)
+	if err != nil {
+		return err
+	}
+	same, differ := 0, 0
+	for _, sec := range l.Sections {
+		for _, in := range sec.Instructions {
+			loc, err := c.Resolve(fmt.Sprintf("%s+%#x", sec.Name, in.Address))
+			if err != nil {
+				return err
+			}
+			want := in.Chain
+			if !in.Annotated && len(want) > 1 {
+				want = want[:1]
+			}
+			ok := len(loc.Frames) >= len(want) && (in.Annotated == (len(loc.Frames) == len(want)) || !in.Annotated)
+			for i := 0; ok && i < len(want); i++ {
+				ok = loc.Frames[i].File == want[i].File && loc.Frames[i].Line == want[i].Line
+			}
+			if ok {
+				same++
+			} else {
+				differ++
+			}
+		}
+	}
+	fmt.Printf("  agreement with nvdisasm: %d instructions agree, %d differ\n", same, differ)
 	return nil
 }

@@ -1,0 +1,245 @@
+package debuginfo
+
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+)
+
+// Split DWARF (DWARF 5 §3.1.3 "Skeleton Compilation Units", appendix F;
+// gcc -gsplit-dwarf): the binary keeps a skeleton unit per compilation unit
+// with its address ranges, DW_AT_stmt_list into the binary's .debug_line,
+// DW_AT_addr_base into the binary's .debug_addr, and DW_AT_dwo_name; the
+// DIEs live in the unit of the same dwo_id in a .dwo file, in sections
+// named .debug_*.dwo. Addresses there are DW_FORM_addrx indexes into the
+// binary's .debug_addr at the skeleton's DW_AT_addr_base; strings are
+// DW_FORM_strx indexes into .debug_str_offsets.dwo past its header
+// (§7.26: the split unit has no DW_AT_str_offsets_base); DW_FORM_rnglistx
+// indexes .debug_rnglists.dwo's offset table past its header.
+//
+// The split unit is decoded by debug/dwarf over sections sliced to those
+// bases (so that its zero bases are right), into a dwarfFile of its own
+// whose line table source is the skeleton's.
+
+// dwoSearch says where .dwo files may be: the directories of the binary and
+// of its debug file (gdb also looks there after DW_AT_comp_dir).
+type dwoSearch struct {
+	dirs []string
+
+	mu    sync.Mutex
+	files map[string]*Object // opened .dwo files by path (nil: not openable)
+}
+
+func (s *dwoSearch) open(path string) *Object {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, ok := s.files[path]; ok {
+		return o
+	}
+	if s.files == nil {
+		s.files = map[string]*Object{}
+	}
+	var o *Object
+	if isRegular(path) {
+		o, _ = OpenObject(path)
+	}
+	s.files[path] = o
+	return o
+}
+
+func (s *dwoSearch) close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.files {
+		o.Close()
+	}
+	s.files = nil
+}
+
+// skeleton is what a skeleton unit's top DIE says about its split unit.
+type skeleton struct {
+	dwoName, compDir string
+	dwoID            uint64
+	addrBase         uint64
+	stmtList         int64
+}
+
+// decodeSkeleton reads the split unit behind skeleton unit i and returns
+// its DIE tree, with the skeleton's line table, comp_dir and addresses.
+func (df *dwarfFile) decodeSkeleton(i int) (*unitTree, error) {
+	u := df.units[i]
+	sk, err := df.readSkeleton(u)
+	if err != nil {
+		return nil, err
+	}
+	var tried []string
+	for _, cand := range df.dwoCandidates(sk) {
+		tried = append(tried, cand)
+		o := df.dwo.open(cand)
+		if o == nil {
+			continue
+		}
+		t, err := df.decodeSplitUnit(o, sk)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cand, err)
+		}
+		if t != nil {
+			return t, nil
+		}
+	}
+	return nil, &MissingDWOError{Name: sk.dwoName, Tried: tried}
+}
+
+// MissingDWOError reports a skeleton unit whose .dwo file was not found.
+type MissingDWOError struct {
+	Name  string
+	Tried []string
+}
+
+func (e *MissingDWOError) Error() string {
+	return fmt.Sprintf("split DWARF: %s not found (tried %v); copy the .dwo files beside the binary", e.Name, e.Tried)
+}
+
+// readSkeleton reads the skeleton unit's top DIE and dwo_id.
+func (df *dwarfFile) readSkeleton(u unitHeader) (sk skeleton, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: fmt.Sprintf("malformed skeleton unit: %v", r)}
+		}
+	}()
+	r := df.data.Reader()
+	r.Seek(dwarf.Offset(u.dieOff))
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return sk, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: "unreadable skeleton unit"}
+	}
+	sk.dwoName, _ = e.Val(dwarf.AttrDwoName).(string)
+	sk.compDir, _ = e.Val(dwarf.AttrCompDir).(string)
+	if v, ok := e.Val(dwarf.AttrAddrBase).(int64); ok && v >= 0 {
+		sk.addrBase = uint64(v)
+	}
+	sk.stmtList = -1
+	if v, ok := e.Val(dwarf.AttrStmtList).(int64); ok {
+		sk.stmtList = v
+	}
+	sk.dwoID = u.dwoID
+	if sk.dwoName == "" {
+		return sk, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: "skeleton unit without DW_AT_dwo_name"}
+	}
+	return sk, nil
+}
+
+// dwoCandidates lists where the .dwo may be, in gdb's order: the name as
+// is when absolute, under DW_AT_comp_dir, then beside the binary and its
+// debug file.
+func (df *dwarfFile) dwoCandidates(sk skeleton) []string {
+	var out []string
+	name := sk.dwoName
+	if filepath.IsAbs(name) {
+		out = append(out, name)
+	} else if sk.compDir != "" {
+		out = append(out, filepath.Join(sk.compDir, name))
+	}
+	if df.dwo != nil {
+		for _, d := range df.dwo.dirs {
+			out = append(out, filepath.Join(d, filepath.Base(name)))
+		}
+	}
+	seen := map[string]bool{}
+	uniq := out[:0]
+	for _, c := range out {
+		if !seen[c] {
+			seen[c] = true
+			uniq = append(uniq, c)
+		}
+	}
+	return uniq
+}
+
+// decodeSplitUnit decodes the split unit with sk's dwo_id in the .dwo o;
+// nil, nil if o has no such unit.
+func (df *dwarfFile) decodeSplitUnit(o *Object, sk skeleton) (t *unitTree, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, &FormatError{Path: o.path, Section: ".debug_info.dwo", Msg: fmt.Sprintf("malformed split unit: %v", r)}
+		}
+	}()
+	sec := func(name string) []byte {
+		d, _, _ := o.Section(name)
+		return d
+	}
+	info := sec(".debug_info.dwo")
+	if info == nil {
+		return nil, errors.New("no .debug_info.dwo")
+	}
+	d, err := dwarf.New(sec(".debug_abbrev.dwo"), nil, nil, info, nil, nil, nil, sec(".debug_str.dwo"))
+	if err != nil {
+		return nil, err
+	}
+	if addr, _, ok := df.obj.Section(".debug_addr"); ok && sk.addrBase <= uint64(len(addr)) {
+		if err := d.AddSection(".debug_addr", addr[sk.addrBase:]); err != nil {
+			return nil, err
+		}
+	}
+	// DWARF 5 headers: length, version, padding (and, for the lists,
+	// address size, segment selector size and offset count).
+	for _, s := range []struct {
+		name string
+		hdr  int
+	}{{".debug_str_offsets", 8}, {".debug_rnglists", 12}, {".debug_loclists", 12}} {
+		b := sec(s.name + ".dwo")
+		if b == nil {
+			continue
+		}
+		b = skipOffsetsHeader(b, s.hdr)
+		if err := d.AddSection(s.name, b); err != nil {
+			return nil, err
+		}
+	}
+	units, err := parseUnitHeaders(info, o.elf.ByteOrder)
+	if err != nil && len(units) == 0 {
+		return nil, err
+	}
+	sdf := &dwarfFile{obj: o, data: d, bo: o.elf.ByteOrder, line: df.line, strs: df.strs, decoded: map[int]*unitTree{}}
+	sdf.indexOnce.Do(func() { sdf.units = units })
+	for i, u := range units {
+		if u.utype != utSplitCU || (sk.dwoID != 0 && u.dwoID != sk.dwoID) {
+			continue
+		}
+		t, err := sdf.tree(i)
+		if err != nil {
+			return nil, err
+		}
+		if t.stmtList < 0 {
+			t.stmtList = sk.stmtList
+		}
+		if t.compDir == "" {
+			t.compDir = sk.compDir
+		}
+		// The skeleton's addresses size the line program's DW_LNE_set_address.
+		if t.hdr.asize == 0 {
+			t.hdr.asize = 8
+		}
+		return t, nil
+	}
+	return nil, nil
+}
+
+// skipOffsetsHeader drops the DWARF 5 header of a .debug_str_offsets,
+// .debug_rnglists or .debug_loclists section (§7.26, §7.28, §7.29): the
+// 4-byte length (12 bytes in 64-bit DWARF, which makes the header 8 longer)
+// and the rest, hdr bytes in all for 32-bit DWARF.
+func skipOffsetsHeader(b []byte, hdr int) []byte {
+	if len(b) >= 4 && b[0] == 0xff && b[1] == 0xff && b[2] == 0xff && b[3] == 0xff {
+		hdr += 8
+	}
+	if len(b) < hdr {
+		return nil
+	}
+	return b[hdr:]
+}

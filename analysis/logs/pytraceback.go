@@ -1,0 +1,150 @@
+package logs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Traceback is one Python traceback as the interpreter prints an uncaught
+// exception (Lib/traceback.py, Python/traceback.c): "Traceback (most recent
+// call last):", the frames, the exception line.
+type Traceback struct {
+	// Thread is the thread named by "Exception in thread NAME:" before it
+	// (threading.excepthook), "" for the main thread.
+	Thread string
+	// Frames lists the frames innermost first (the reverse of the log).
+	Frames []PyFrame
+	// Exception is the exception line, "RuntimeError: bad config".
+	Exception string
+	// Chained says how the next traceback in the log relates to this one:
+	// "cause" ("The above exception was the direct cause..."), "context"
+	// ("During handling of the above exception..."), or "" when the next
+	// is a separate exception.
+	Chained string
+	// Prefix is the per-line prefix removed ("[rank3]:"), if any.
+	Prefix string
+}
+
+// TracebackLog is every traceback of a log, in log order.
+type TracebackLog struct {
+	Tracebacks []Traceback
+}
+
+// Final returns the last traceback that is not the cause or context of a
+// later one: the exception that ended the program, or nil.
+func (l *TracebackLog) Final() *Traceback {
+	if len(l.Tracebacks) == 0 {
+		return nil
+	}
+	return &l.Tracebacks[len(l.Tracebacks)-1]
+}
+
+// ErrNotTraceback is wrapped by ParseTracebacks' error for input with no
+// Python traceback.
+var ErrNotTraceback = errors.New("no Python traceback found")
+
+const maxTracebacks = 4096
+
+var (
+	tbStartRe  = regexp.MustCompile(`^Traceback \(most recent call last\):$`)
+	tbFrameRe  = regexp.MustCompile(`^  File "(.*)", line (\d+), in (.*)$`)
+	tbThreadRe = regexp.MustCompile(`^Exception in thread (.*?)(?: \(.*\))?:$`)
+	tbRepeatRe = regexp.MustCompile(`^  \[Previous line repeated (\d+) more times?\]$`)
+	tbExcRe    = regexp.MustCompile(`^[A-Za-z_][\w.]*(?:: .*|:)?$`)
+)
+
+const (
+	tbCauseLine   = "The above exception was the direct cause of the following exception:"
+	tbContextLine = "During handling of the above exception, another exception occurred:"
+)
+
+// ParseTracebacks reads every Python traceback in a log. Lines around and
+// between them are skipped, as are exception-group boxes ("| ...") it does
+// not unpack.
+func ParseTracebacks(r io.Reader) (*TracebackLog, error) {
+	lr := newLineReader(r, maxPyLineLen)
+	out := &TracebackLog{}
+	var cur *Traceback // the traceback whose frames are being read
+	var frames []PyFrame
+	thread, chain := "", ""
+	finish := func(exc string) {
+		if cur == nil {
+			return
+		}
+		for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
+			frames[i], frames[j] = frames[j], frames[i]
+		}
+		cur.Frames, cur.Exception = frames, exc
+		if len(out.Tracebacks) < maxTracebacks {
+			out.Tracebacks = append(out.Tracebacks, *cur)
+		}
+		cur, frames = nil, nil
+	}
+	for n := 0; n < maxLogLines; n++ {
+		line, ok, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		line = cleanLine(line)
+		linePrefix := ""
+		if p := rankRe.FindString(line); p != "" {
+			linePrefix = strings.TrimSpace(p)
+			line = line[len(p):]
+		}
+		switch {
+		case tbStartRe.MatchString(line):
+			finish("")
+			cur = &Traceback{Thread: thread, Prefix: linePrefix}
+			if chain != "" && len(out.Tracebacks) > 0 {
+				out.Tracebacks[len(out.Tracebacks)-1].Chained = chain
+				cur.Thread = out.Tracebacks[len(out.Tracebacks)-1].Thread
+			}
+			thread, chain = "", ""
+		case tbThreadRe.MatchString(line):
+			finish("")
+			thread = tbThreadRe.FindStringSubmatch(line)[1]
+		case line == tbCauseLine:
+			chain = "cause"
+		case line == tbContextLine:
+			chain = "context"
+		case cur == nil:
+			if strings.TrimSpace(line) != "" {
+				thread = "" // "Exception in thread" is followed by its traceback at once
+			}
+		case tbFrameRe.MatchString(line):
+			m := tbFrameRe.FindStringSubmatch(line)
+			ln, _ := strconv.Atoi(m[2])
+			if len(frames) < maxPyFrames {
+				frames = append(frames, PyFrame{File: m[1], Line: ln, Function: m[3]})
+			}
+		case strings.HasPrefix(line, "    "):
+			// The source line under a frame, or the carets under it.
+			if k := len(frames); k > 0 && frames[k-1].Source == "" {
+				if src := strings.TrimSpace(line); strings.Trim(src, "^~ ") != "" {
+					frames[k-1].Source = src
+				}
+			}
+		case tbRepeatRe.MatchString(line):
+		case tbExcRe.MatchString(line):
+			finish(line)
+		case strings.TrimSpace(line) == "":
+			// Blank lines inside a traceback do not end it (SyntaxError's
+			// caret block); the exception line does.
+		default:
+			// An exception-group box or text we do not know: end here.
+			finish(strings.TrimSpace(line))
+		}
+	}
+	finish("")
+	if len(out.Tracebacks) == 0 {
+		return nil, fmt.Errorf("%w (no \"Traceback (most recent call last):\" line)", ErrNotTraceback)
+	}
+	return out, nil
+}

@@ -1,0 +1,181 @@
+-- Headless test of the faultline plugin against the real server on a real
+-- core dump (testdata/native/cores/null_inline.core.gz). Run by
+-- editors/nvim/test/run.sh with the current directory at testdata/native:
+--   FAULTLINE_BIN=... FAULTLINE_RESULTS=out.txt nvim --headless -u NONE -i NONE \
+--     --cmd 'set rtp^=editors/nvim' -c 'luafile editors/nvim/test/test.lua'
+-- Each check writes "ok - name" or "not ok - name: why" to $FAULTLINE_RESULTS.
+local results = assert(io.open(assert(os.getenv('FAULTLINE_RESULTS')), 'w'))
+local failures = 0
+
+local function record(ok, name, why)
+  if ok then
+    results:write('ok - ' .. name .. '\n')
+  else
+    failures = failures + 1
+    results:write('not ok - ' .. name .. ': ' .. tostring(why) .. '\n')
+  end
+  results:flush()
+end
+
+--- wait_for polls cond (which returns value or nil, why) for up to ms.
+local function wait_for(ms, cond)
+  local value, why
+  vim.wait(ms, function()
+    value, why = cond()
+    return value ~= nil and value ~= false
+  end, 25)
+  return value, why
+end
+
+local function check(name, ms, cond)
+  local ok, value, why = pcall(wait_for, ms, cond)
+  if not ok then
+    record(false, name, value)
+    return nil
+  end
+  record(value ~= nil and value ~= false, name, why)
+  return value
+end
+
+local function bufname_tail()
+  return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ':t')
+end
+
+--- lens_texts are the code-lens texts drawn in buf (virtual text or lines
+--- in a code-lens namespace).
+local function lens_texts(buf)
+  local out = {}
+  for name, ns in pairs(vim.api.nvim_get_namespaces()) do
+    if name:find('codelens') then
+      for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+        local d = m[4] or {}
+        local chunks = {}
+        for _, c in ipairs(d.virt_text or {}) do
+          table.insert(chunks, c[1])
+        end
+        for _, l in ipairs(d.virt_lines or {}) do
+          for _, c in ipairs(l) do
+            table.insert(chunks, c[1])
+          end
+        end
+        table.insert(out, { row = m[2], text = table.concat(chunks) })
+      end
+    end
+  end
+  return out
+end
+
+local cache = vim.fn.tempname()
+local fl = require('faultline')
+fl.setup({ cmd = { assert(os.getenv('FAULTLINE_BIN')), 'serve' }, cache_dir = cache, open_quickfix = false })
+
+local version = vim.version()
+results:write(string.format('# nvim %d.%d.%d\n', version.major, version.minor, version.patch))
+
+vim.cmd('FaultlineOpen cores/null_inline.core.gz bin/null_inline')
+
+-- 1. The culprit file is shown at the culprit line, with an Error there.
+check('opens null_inline.cpp at the culprit line 16', 20000, function()
+  if bufname_tail() ~= 'null_inline.cpp' then
+    return nil, 'buffer is ' .. bufname_tail()
+  end
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  return line == 16 or nil, 'cursor on line ' .. line
+end)
+local src = vim.api.nvim_get_current_buf()
+check('vim.diagnostic has an Error from faultline on line 16', 20000, function()
+  local seen = {}
+  for _, d in ipairs(vim.diagnostic.get(src)) do
+    table.insert(seen, string.format('%d:%s:%s', d.lnum + 1, d.severity, d.source or ''))
+    if d.lnum == 15 and d.severity == vim.diagnostic.severity.ERROR and d.source == 'faultline' then
+      return d.message
+    end
+  end
+  return nil, 'diagnostics: ' .. table.concat(seen, ', ')
+end)
+check('Information diagnostics on the callers (lines 18, 20, 25, 34)', 5000, function()
+  local lines = {}
+  for _, d in ipairs(vim.diagnostic.get(src, { severity = vim.diagnostic.severity.INFO })) do
+    lines[d.lnum + 1] = true
+  end
+  for _, l in ipairs({ 18, 20, 25, 34 }) do
+    if not lines[l] then
+      return nil, 'no Information diagnostic on line ' .. l
+    end
+  end
+  return true
+end)
+
+-- 2. Code lenses are drawn on the frame lines.
+check('code lens "#0 value_of" drawn above line 16', 20000, function()
+  vim.cmd('redraw!')
+  local texts = lens_texts(src)
+  local all = {}
+  for _, t in ipairs(texts) do
+    if t.row == 15 and t.text:find('#0 value_of', 1, true) then
+      return t.text
+    end
+    table.insert(all, (t.row + 1) .. ':' .. t.text)
+  end
+  return nil, 'lenses: ' .. table.concat(all, ' | ')
+end)
+
+-- 3. Running a lens: "↑ caller #1 next_value" jumps to line 18.
+local ui_select = vim.ui.select
+vim.ui.select = function(items, opts, on_choice)
+  for _, it in ipairs(items) do
+    local title = (it.lens and it.lens.command or it.command or {}).title or ''
+    if title:find('caller #1', 1, true) then
+      return on_choice(it)
+    end
+  end
+  on_choice(nil)
+end
+vim.api.nvim_win_set_cursor(0, { 16, 0 })
+vim.lsp.codelens.run()
+check('running the caller lens moves to next_value, line 18', 20000, function()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  return (bufname_tail() == 'null_inline.cpp' and line == 18) or nil, bufname_tail() .. ':' .. line
+end)
+vim.ui.select = ui_select
+
+-- 4. :FaultlineThreads puts the frames in the quickfix list; :cnext walks them.
+vim.cmd('FaultlineThreads')
+local qf = check('quickfix list holds the crashing thread frames', 20000, function()
+  local l = vim.fn.getqflist({ items = 0, title = 0 })
+  if #l.items < 5 then
+    return nil, #l.items .. ' items'
+  end
+  return l
+end)
+if qf then
+  local first = qf.items[1]
+  record(first.lnum == 16 and first.type == 'E' and first.text:find('value_of', 1, true) ~= nil,
+    'first quickfix entry is the culprit value_of at line 16', vim.inspect(first))
+  record(qf.title:find('SIGSEGV', 1, true) ~= nil, 'quickfix title names SIGSEGV', qf.title)
+  local walked = {}
+  vim.cmd('cfirst')
+  table.insert(walked, vim.api.nvim_win_get_cursor(0)[1])
+  for _ = 1, 4 do
+    vim.cmd('cnext')
+    table.insert(walked, vim.api.nvim_win_get_cursor(0)[1])
+  end
+  local got = table.concat(walked, ',')
+  record(got == '16,18,20,25,34', ':cfirst/:cnext walk the chain 16,18,20,25,34', got)
+end
+
+-- 5. :FaultlineReport writes and shows the markdown report.
+vim.cmd('FaultlineReport')
+check('report opened as markdown naming SIGSEGV and null_inline.cpp:16', 20000, function()
+  local name = vim.api.nvim_buf_get_name(0)
+  if not name:match('%.md$') then
+    return nil, 'buffer is ' .. name
+  end
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  return (text:find('SIGSEGV', 1, true) and text:find('null_inline.cpp:16', 1, true)) or nil, text:sub(1, 200)
+end)
+
+results:write(string.format('# %d failed\n', failures))
+results:close()
+vim.fn.delete(cache, 'rf')
+vim.cmd(failures == 0 and 'qa!' or 'cquit! 1')

@@ -1,0 +1,311 @@
+// End-to-end test of the built extension in a real VS Code: code-server
+// (VS Code 1.139 for the browser) on 127.0.0.1 with auth off, driven in
+// Debian's Chromium through playwright-core. It installs the .vsix, runs
+// "Faultline: Open Core Dump…" through the real file pickers on
+// testdata/native/cores/null_inline.core.gz, and checks the squiggle on the
+// culprit line 16, the Problems panel, a code lens (and runs one), the Crash
+// view and the status-bar item. Screenshots are saved as artifacts.
+//
+//   node e2e.mjs --vsix faultline.vsix --server /path/to/faultline --out DIR --shots DIR
+// Prints "ok - ..." / "not ok - ..." per check and "vscode: N passed, M failed".
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../../..');
+
+function arg(name, def) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+}
+
+const vsix = path.resolve(arg('vsix', path.join(here, '..', 'faultline.vsix')));
+const serverBin = path.resolve(arg('server', 'faultline'));
+const outDir = path.resolve(arg('out', fs.mkdtempSync(path.join(os.tmpdir(), 'faultline-vscode-'))));
+const shotsDir = path.resolve(arg('shots', path.join(repo, 'editors', 'screenshots')));
+const chromiumPath = arg('chromium', '/usr/bin/chromium');
+const workspace = path.join(repo, 'testdata', 'native');
+const dump = path.join(workspace, 'cores', 'null_inline.core.gz');
+const exe = path.join(workspace, 'bin', 'null_inline');
+const codeServer = path.join(here, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+
+let passed = 0;
+let failed = 0;
+function record(ok, name, why) {
+  if (ok) {
+    passed++;
+    console.log(`ok - vscode: ${name}`);
+  } else {
+    failed++;
+    console.log(`not ok - vscode: ${name}: ${why}`);
+  }
+}
+
+/** waitFor polls cond until it returns a truthy value or ms pass. */
+async function waitFor(ms, cond, what) {
+  const end = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      const v = await cond();
+      if (v) {
+        return v;
+      }
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) {
+      throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function run(cmd, args, opts) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    p.on('error', reject);
+    p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${out}`))));
+  });
+}
+
+async function main() {
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.mkdirSync(shotsDir, { recursive: true });
+  const userData = path.join(outDir, 'user-data');
+  const extensions = path.join(outDir, 'extensions');
+  const cacheDir = path.join(outDir, 'cache');
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'faultline.serverPath': serverBin,
+        'faultline.cacheDir': cacheDir,
+        'faultline.offline': true,
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.colorTheme': 'Default Dark Modern',
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'chat.disableAIFeatures': true,
+        'security.workspace.trust.enabled': false,
+        'update.showReleaseNotes': false,
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'telemetry.telemetryLevel': 'off',
+        'editor.codeLens': true,
+        'editor.minimap.enabled': false,
+        'files.simpleDialog.enable': true,
+        'window.restoreWindows': 'none',
+      },
+      null,
+      2,
+    ),
+  );
+  const common = ['--config', path.join(outDir, 'config.yaml'), '--user-data-dir', userData, '--extensions-dir', extensions];
+  const env = { ...process.env, XDG_CONFIG_HOME: path.join(outDir, 'xdg-config'), XDG_DATA_HOME: path.join(outDir, 'xdg-data') };
+  const installed = await run(process.execPath, [codeServer, ...common, '--install-extension', vsix], { env });
+  record(/successfully installed/.test(installed), 'code-server --install-extension faultline.vsix', installed.trim());
+
+  const port = await freePort();
+  const csLog = fs.openSync(path.join(outDir, 'code-server.log'), 'w');
+  const cs = spawn(
+    process.execPath,
+    [
+      codeServer,
+      ...common,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+    ],
+    { env, stdio: ['ignore', csLog, csLog] },
+  );
+  let browser;
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(60000, async () => (await fetch(`${base}/healthz`)).ok, 'code-server /healthz');
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+    await page.locator('.statusbar').waitFor({ timeout: 60000 });
+    await checks(page);
+  } finally {
+    if (browser) {
+      await browser.close();
+    }
+    cs.kill('SIGTERM');
+    await new Promise((r) => (cs.exitCode !== null ? r() : cs.once('exit', r)));
+  }
+}
+
+/** runCommand runs a command-palette entry by its title. */
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input[type="text"]');
+  await input.waitFor({ timeout: 20000 });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ timeout: 20000 });
+  await input.press('Enter');
+}
+
+/** pickPath answers VS Code's simple file dialog with an absolute path. */
+async function pickPath(page, file, titlePart) {
+  const widget = page.locator('.quick-input-widget', { hasText: titlePart });
+  await widget.waitFor({ timeout: 20000 });
+  const input = widget.locator('input[type="text"]');
+  await input.fill(file);
+  // The dialog accepts a typed file name once it has validated it.
+  await waitFor(10000, async () => (await input.inputValue()) === file, `the dialog to take ${file}`);
+  await input.press('Enter');
+  await widget.waitFor({ state: 'hidden', timeout: 20000 });
+}
+
+async function shot(page, name) {
+  const file = path.join(shotsDir, name);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+async function check(name, fn) {
+  try {
+    const why = await fn();
+    record(why === true || why === undefined, name, why);
+  } catch (e) {
+    record(false, name, e.message.split('\n')[0]);
+  }
+}
+
+async function checks(page) {
+  await check('"Faultline: Open Core Dump…" with the dump and executable pickers', async () => {
+    // The extension activates on startup; its command is in the palette.
+    await runCommand(page, 'Faultline: Open Core Dump…');
+    await pickPath(page, dump, 'Open Core Dump');
+    await pickPath(page, exe, 'Executable');
+  });
+
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await check('null_inline.cpp opens at the culprit line', async () => {
+    await page.locator('.tab.active', { hasText: 'null_inline.cpp' }).waitFor({ timeout: 60000 });
+    await waitFor(20000, async () => /Ln 16,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 16"');
+  });
+
+  await check('an error squiggle on line 16', async () => {
+    const line = await waitFor(
+      30000,
+      () =>
+        editor.evaluate((ed) => {
+          // Overlay lines and line numbers are positioned by the same "top".
+          const tops = {};
+          for (const n of ed.querySelectorAll('.margin-view-overlays .line-numbers')) {
+            tops[n.parentElement.style.top] = n.textContent.trim();
+          }
+          for (const s of ed.querySelectorAll('.view-overlays .squiggly-error')) {
+            const l = tops[s.parentElement.style.top];
+            if (l) {
+              return l;
+            }
+          }
+          return null;
+        }),
+      'a .squiggly-error decoration',
+    );
+    return line === '16' || `squiggle on line ${line}`;
+  });
+
+  await check('code lens "⚡ #0 value_of" shown', async () => {
+    const lens = page.locator('.codelens-decoration', { hasText: '#0 value_of' }).first();
+    await lens.waitFor({ timeout: 30000 });
+  });
+
+  await check('status bar shows the signal and culprit', async () => {
+    const item = page.locator('.statusbar-item', { hasText: 'SIGSEGV' }).first();
+    await item.waitFor({ timeout: 20000 });
+    const text = await item.innerText();
+    return /SIGSEGV · null_inline\.cpp:16/.test(text) || `status item: ${text}`;
+  });
+
+  await shot(page, 'vscode-culprit.png');
+
+  await check('Problems panel lists the faultline error at Ln 16', async () => {
+    await runCommand(page, 'View: Focus Problems');
+    const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'NULL pointer' }).first();
+    await row.waitFor({ timeout: 20000 });
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    return (/faultline/.test(text) && /\[Ln 16, Col \d+\]/.test(text)) || `problem row: ${text}`;
+  });
+
+  await check('Crash view lists the crashed thread and its frames', async () => {
+    await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().click();
+    const tree = page.locator('.pane', { hasText: 'Crash' }).locator('.monaco-list').first();
+    await tree.locator('.monaco-list-row', { hasText: 'Thread 24623' }).waitFor({ timeout: 20000 });
+    for (const fn of ['#0 value_of', '#1 next_value', '#2 add_next', '#3 sum_prefix', '#4 main']) {
+      await tree.locator('.monaco-list-row', { hasText: fn }).first().waitFor({ timeout: 10000 });
+    }
+    const rows = (await tree.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    return rows.some((r) => /Thread 24623.*crashed/.test(r)) || `rows: ${rows.join(' | ')}`;
+  });
+
+  await shot(page, 'vscode-crash-view.png');
+
+  await check('clicking frame #3 sum_prefix in the Crash view jumps to line 25', async () => {
+    const tree = page.locator('.pane', { hasText: 'Crash' }).locator('.monaco-list').first();
+    await tree.locator('.monaco-list-row', { hasText: '#3 sum_prefix' }).first().click();
+    await waitFor(20000, async () => /Ln 25,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 25"');
+  });
+
+  await check('running the "↑ caller #1 next_value" lens moves to line 18', async () => {
+    const lens = page.locator('.codelens-decoration a', { hasText: 'caller #1 next_value' }).first();
+    await lens.scrollIntoViewIfNeeded();
+    await lens.click();
+    await waitFor(20000, async () => /Ln 18,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 18"');
+  });
+}
+
+try {
+  await main();
+} catch (e) {
+  record(false, 'run', e.stack || e.message);
+}
+console.log(`vscode: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);
