@@ -177,9 +177,9 @@ func TestAArch64PointerAuthentication(t *testing.T) {
 	for _, f := range th.Frames[1:] {
 		pcs[f.Addr] = true
 	}
-	regs, _ := s.Crash.Threads[0].Frames[0].Regs["sp"]
+	sp := th.Frames[0].Regs["sp"]
 	stack := make([]byte, 4096)
-	n, _ := s.ReadMemory(regs, stack)
+	n, _ := s.ReadMemory(sp, stack)
 	signed := 0
 	for i := 0; i+8 <= n; i += 8 {
 		w := binary.LittleEndian.Uint64(stack[i:])

@@ -25,7 +25,7 @@ var errNoMemory = errors.New("this dump is a log: it holds no process memory")
 type logReader func(path string, open func() (io.ReadCloser, error)) (c *Crash, ok bool, err error)
 
 // logReaders are tried in order on a text log.
-var logReaders = []logReader{readFaulthandlerLog, readTracebackLog}
+var logReaders = []logReader{readFaulthandlerLog, readTracebackLog, readGDBLog}
 
 // openLog opens path when it is a text log (plain or gzip'd) rather than a
 // binary dump: ok is false for anything else, which OpenSession then reads
@@ -47,7 +47,7 @@ func openLog(path string, opt Options) (*Session, bool, error) {
 		}
 	}
 	return nil, true, fmt.Errorf("%s is a text file with no crash faultline can read "+
-		"(faulthandler output or a Python traceback)", path)
+		"(faulthandler output, a Python traceback or a gdb backtrace)", path)
 }
 
 // openMaybeGzip opens a file, through gzip when it starts with gzip's magic.
@@ -115,12 +115,8 @@ func readFaulthandlerLog(path string, open func() (io.ReadCloser, error)) (*Cras
 	}
 	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "faulthandler"}, Threads: []Thread{},
 		Modules: []Module{}, Problems: []Problem{}}
-	if fh.Signal != "" {
-		for n, name := range signalNames {
-			if name == fh.Signal {
-				c.Signal = &Signal{Number: n, Name: name}
-			}
-		}
+	if n, ok := signalNumber(fh.Signal); ok {
+		c.Signal = &Signal{Number: n, Name: fh.Signal}
 	}
 	for _, t := range fh.Threads {
 		th := Thread{ID: int(t.ID), Crashed: t.Current && c.Signal != nil, Frames: pythonFrames(t.Frames)}

@@ -205,3 +205,56 @@ func compareFrames(t *testing.T, want logs.GDBThread, got analysis.Thread) {
 			want.LWP, bad, n, len(w), len(g), diff.String())
 	}
 }
+
+// TestGDBLogMatchesCore: gdb's own output, read as a crash log, gives the
+// same threads and frames (function, file, line, inline levels) as the core
+// it was printed from.
+func TestGDBLogMatchesCore(t *testing.T) {
+	for _, c := range loadCorpus(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			checkSystemLibs(t, c)
+			bin, _ := filepath.Abs(filepath.Join(corpus, c.Binary))
+			var dirs []string
+			for _, d := range c.SearchDirs {
+				dirs = append(dirs, filepath.Join(corpus, d))
+			}
+			fromCore, err := analysis.Open(filepath.Join(corpus, c.Core), analysis.Options{Exe: bin, SearchDirs: dirs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromLog, err := analysis.Open(filepath.Join(corpus, "cores", c.Name+".gdb.txt"), analysis.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fromLog.Dump.Format != "gdb-log" {
+				t.Fatalf("format %q", fromLog.Dump.Format)
+			}
+			if len(fromLog.Threads) != len(fromCore.Threads) || fromLog.CrashingThread != fromCore.CrashingThread {
+				t.Fatalf("log: %d threads, crashing %d; core: %d threads, crashing %d",
+					len(fromLog.Threads), fromLog.CrashingThread, len(fromCore.Threads), fromCore.CrashingThread)
+			}
+			if (fromLog.Signal == nil) != (fromCore.Signal == nil) || fromLog.Signal != nil && fromLog.Signal.Name != fromCore.Signal.Name {
+				t.Errorf("signal: log %+v, core %+v", fromLog.Signal, fromCore.Signal)
+			}
+			byID := map[int]analysis.Thread{}
+			for _, th := range fromCore.Threads {
+				byID[th.ID] = th
+			}
+			for _, lt := range fromLog.Threads {
+				ct := byID[lt.ID]
+				if len(lt.Frames) != len(ct.Frames) {
+					t.Errorf("thread %d: log %d frames, core %d", lt.ID, len(lt.Frames), len(ct.Frames))
+					continue
+				}
+				for i, lf := range lt.Frames {
+					cf := ct.Frames[i]
+					if lf.Function != cf.Function || lf.File != cf.File || lf.Line != cf.Line || lf.Inlined != cf.Inlined {
+						t.Errorf("thread %d #%d: log %s %s:%d inlined=%v, core %s %s:%d inlined=%v", lt.ID, i,
+							lf.Function, lf.File, lf.Line, lf.Inlined, cf.Function, cf.File, cf.Line, cf.Inlined)
+						break
+					}
+				}
+			}
+		})
+	}
+}

@@ -76,7 +76,7 @@ type Frame struct {
 	Column   int    `json:"column,omitempty"`
 	Inlined  bool   `json:"inlined"`
 	// Trust is how the physical frame was recovered; inline levels share it.
-	Trust  Trust  `json:"trust"`
+	Trust  Trust  `json:"trust,omitempty"`
 	Source string `json:"source,omitempty"`
 	// Language is "python" for a Python-level frame (from a faulthandler
 	// log, a traceback, or the interpreter's frames in a core); empty for

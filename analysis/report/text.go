@@ -25,7 +25,11 @@ func JSON(w io.Writer, c *analysis.Crash) error {
 // crashing thread, then the other threads with identical stacks grouped.
 func Text(w io.Writer, c *analysis.Crash) error {
 	p := &printer{w: w}
-	p.f("faultline: %s (%s, %s)\n", c.Dump.Path, c.Dump.Format, c.Dump.Arch)
+	if c.Dump.Arch != "" {
+		p.f("faultline: %s (%s, %s)\n", c.Dump.Path, c.Dump.Format, c.Dump.Arch)
+	} else {
+		p.f("faultline: %s (%s)\n", c.Dump.Path, c.Dump.Format)
+	}
 	if c.Dump.Executable != "" || c.Dump.PID != 0 {
 		p.f("process:   pid %d  %s\n", c.Dump.PID, firstNonEmpty(c.Dump.Command, c.Dump.Executable))
 	}
@@ -96,7 +100,7 @@ func FrameLine(fr analysis.Frame) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%-3d ", fr.Index)
-	if !fr.Inlined {
+	if !fr.Inlined && fr.PC != "" {
 		fmt.Fprintf(&b, "%s in ", fr.PC)
 	} else {
 		b.WriteString(strings.Repeat(" ", len(fr.PC)) + "    ")

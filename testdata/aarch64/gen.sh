@@ -8,7 +8,7 @@
 # runs from any cwd; everything it writes is rebuilt from scratch.
 #
 # Needs gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user, gzip, jq
-# (install.sh installs them).
+# (testdata/debuginfo/install.sh installs them).
 #
 # Cases:
 #   list_crash   SIGSEGV in a qsort callback: an inlined frame, glibc frames

@@ -207,22 +207,36 @@ async function shot(page, name) {
   return file;
 }
 
+let failShots = 0;
+let currentPage;
+
+/** check runs one named check; a failure saves a screenshot under --out. */
 async function check(name, fn) {
+  let ok = false;
   try {
     const why = await fn();
-    record(why === true || why === undefined, name, why);
+    ok = why === true || why === undefined;
+    record(ok, name, why);
   } catch (e) {
     record(false, name, e.message.split('\n')[0]);
   }
+  if (!ok && currentPage) {
+    await currentPage.screenshot({ path: path.join(outDir, `failed-${++failShots}.png`) }).catch(() => {});
+  }
+  return ok;
 }
 
 async function checks(page) {
-  await check('"Faultline: Open Core Dump…" with the dump and executable pickers', async () => {
+  currentPage = page;
+  const opened = await check('"Faultline: Open Core Dump…" with the dump and executable pickers', async () => {
     // The extension activates on startup; its command is in the palette.
     await runCommand(page, 'Faultline: Open Core Dump…');
     await pickPath(page, dump, 'Open Core Dump');
     await pickPath(page, exe, 'Executable');
   });
+  if (!opened) {
+    return;
+  }
 
   const editor = page.locator('.editor-instance .monaco-editor').first();
   await check('null_inline.cpp opens at the culprit line', async () => {

@@ -1,0 +1,60 @@
+package debuginfo
+
+import (
+	"testing"
+)
+
+// TestMiniDebugInfoSymbols: the .gnu_debugdata of the MiniDebugInfo test
+// build (testdata/debuginfo/gen.sh, made as Fedora makes it) decodes to an
+// ELF whose .symtab names the static functions .dynsym lacks.
+func TestMiniDebugInfoSymbols(t *testing.T) {
+	o, err := OpenObject("../../testdata/debuginfo/bin/mini/layers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	mini, err := o.MiniDebugInfo()
+	if err != nil || mini == nil {
+		t.Fatalf("MiniDebugInfo: %v, %v", mini, err)
+	}
+	tab := readSymbols(mini, ".symtab")
+	for _, name := range []string{"check_config", "start", "load_config", "main"} {
+		if _, ok := tab.byName[name]; !ok {
+			t.Errorf("%s not in the MiniDebugInfo symbol table", name)
+		}
+	}
+	s := NewSymbols(o, o)
+	a, _ := tab.byName["check_config"]
+	if locs := s.Lookup(a + 1); len(locs) != 1 || locs[0].Function != "check_config" {
+		t.Errorf("Lookup inside check_config: %+v", locs)
+	}
+}
+
+// FuzzMiniDebugInfo: arbitrary .gnu_debugdata contents (an xz stream that
+// should hold an ELF) never panic or hang, and decode within the cap.
+func FuzzMiniDebugInfo(f *testing.F) {
+	o, err := OpenObject("../../testdata/debuginfo/bin/mini/layers")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer o.Close()
+	s := o.ELF().Section(".gnu_debugdata")
+	if s == nil {
+		f.Fatal("no .gnu_debugdata")
+	}
+	seed := append([]byte(nil), o.rawSection(s)...)
+	f.Add(seed)
+	f.Add(seed[:len(seed)/2])
+	f.Add([]byte("\xfd7zXZ\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := decompressXZ(data, 1<<20)
+		if err == nil && len(out) > 1<<20 {
+			t.Fatalf("%d bytes past the cap", len(out))
+		}
+		if err == nil {
+			if obj, err := NewObjectFromBytes("fuzz", out); err == nil {
+				readSymbols(obj, ".symtab")
+			}
+		}
+	})
+}
