@@ -5,8 +5,9 @@
 #   bash bench/corpus.sh [build|cores]     (default: both)
 #
 # Everything goes to ${FAULTLINE_BENCH_CACHE:-$HOME/.cache/faultline-bench}/corpus-KEY,
-# where KEY is a hash of bench/gen/*.go, so the ~10-minute build happens once
-# per generator version. Heap sizes of the cores: $BENCH_HEAPS (GiB, default "1 8").
+# where KEY is a hash of what bench/gen generates (sources and Makefile), so the
+# ~10-minute build happens once per generator version, and a change to the
+# generator that does not change its output keeps the cache. Heap sizes of the cores: $BENCH_HEAPS (GiB, default "1 8").
 # BENCH_GEN_ARGS passes flags to the generator (e.g. "-units 40 -types 1" for a
 # quick smoke corpus); they are part of the key.
 set -euo pipefail
@@ -19,20 +20,25 @@ jobs=${BENCH_JOBS:-$(nproc)}
 what=${1:-all}
 genargs=${BENCH_GEN_ARGS:-}
 
-key=$(cd "$repo" && { cat bench/gen/*.go; printf '%s' "$genargs"; } | sha256sum | cut -c1-16)
+log() { echo "corpus: $*" >&2; }
+
+mkdir -p "$cache"
+gen=$(mktemp -d "$cache/gen.XXXXXX")
+trap 'rm -rf "$gen"' EXIT
+# shellcheck disable=SC2086 # genargs is a list of flags
+(cd "$repo" && go run ./bench/gen -out "$gen" $genargs)
+key=$(cd "$gen" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
 dir=$cache/corpus-$key
 mkdir -p "$dir"
-
-log() { echo "corpus: $*" >&2; }
 
 build() {
 	if [[ -x $dir/bigjob && -f $dir/libbig.so && -f $dir/build-time.txt ]]; then
 		log "reusing $dir (built in $(cat "$dir/build-time.txt") s)"
 		return
 	fi
-	log "generating sources into $dir"
-	# shellcheck disable=SC2086 # genargs is a list of flags
-	(cd "$repo" && go run ./bench/gen -out "$dir" $genargs)
+	log "sources in $dir"
+	rm -rf "$dir/src" "$dir/Makefile"
+	cp -r "$gen/src" "$gen/Makefile" "$dir/"
 	log "building with make -j$jobs (about 10 minutes on 2 cores; log: $dir/build.log)"
 	local start end
 	start=$(date +%s.%N)

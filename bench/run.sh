@@ -9,7 +9,8 @@
 # Environment: FAULTLINE_BENCH_CACHE (default ~/.cache/faultline-bench),
 # BENCH_RUNS (runs per tool and core, median taken; default 3),
 # BENCH_TOOLS (default "faultline gdb eu-stack lldb"), BENCH_HEAPS (default "1 8").
-# Exit status: 1 if faultline's crashing thread disagrees with gdb's, else 0.
+# Exit status: 1 if faultline's crashing thread disagrees with gdb's, 2 if
+# faultline did not build (the other tools are still measured), else 0.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +49,8 @@ have_faultline=1
 (cd "$repo" && go build -o "$cache/faultline" .) || { note "NOTE: faultline does not build; it is skipped"; have_faultline=0; }
 have_framecheck=1
 (cd "$repo" && go build -o "$cache/framecheck" ./bench/framecheck) || { note "NOTE: bench/framecheck does not build; frame agreement is skipped"; have_framecheck=0; }
+wanted_faultline=0
+[[ " $tools " == *" faultline "* ]] && wanted_faultline=1
 [[ $have_faultline == 1 ]] || tools=${tools//faultline/}
 
 dir=$(bash "$here/corpus.sh" all | tail -1)
@@ -167,4 +170,8 @@ else
 	note "frame agreement skipped (needs faultline, gdb and framecheck)"
 fi
 note "outputs and summary in $res"
+if [[ $wanted_faultline == 1 && $have_faultline == 0 ]]; then
+	note "faultline was not measured (it did not build)"
+	exit 2
+fi
 exit $status

@@ -27,16 +27,18 @@ func docPath(u uri.URI) string {
 // §"Code Lens Request"): the frame, its caller and callee
 // (faultline.gotoFrame, which uses window/showDocument), and "N threads
 // here" (faultline.selectThread, cycling through them) where several
-// threads stop on the line.
+// threads stop on the line. GPU inline levels get "inline level K of N in
+// KERNEL" (gpu.go), and the crashing functions of fetched checkouts "N
+// upstream commits changed this function since REV — SUBJECT" (upstream.go).
 func (s *Server) CodeLens(_ context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	v := s.current()
-	if v == nil || v.thread == nil {
+	if v == nil {
 		return nil, nil
 	}
 	path := docPath(params.TextDocument.URI)
-	var lenses []protocol.CodeLens
+	lenses := append(v.gpuLenses(path), v.upstreamLenses(path)...)
 	for k, stops := range v.stops {
-		if k.path != path {
+		if k.path != path || v.thread == nil {
 			continue
 		}
 		idx := v.byLine[k]

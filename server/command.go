@@ -59,15 +59,49 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		var a struct {
 			Thread int `json:"thread"`
 			Frame  int `json:"frame"`
+			// Level is a GPU inline level (1 = innermost) to show instead.
+			Level int `json:"level"`
 		}
 		if err := decodeArg(arg, &a); err != nil {
-			return nil, invalidParams(`%s wants {"thread": id, "frame": n}`, CommandGotoFrame)
+			return nil, invalidParams(`%s wants {"thread": id, "frame": n} or {"level": k}`, CommandGotoFrame)
 		}
-		loc, err := s.gotoFrame(ctx, a.Thread, a.Frame)
+		var loc *frameLocation
+		var err error
+		if a.Level != 0 {
+			loc, err = s.gotoGPULevel(ctx, a.Level)
+		} else {
+			loc, err = s.gotoFrame(ctx, a.Thread, a.Frame)
+		}
 		if err != nil {
 			return nil, failed(err)
 		}
 		return marshalAny(loc)
+
+	case CommandFetchSources:
+		var a FetchSourcesArgs
+		if err := decodeArg(arg, &a); err != nil {
+			return nil, invalidParams(`%s wants {} or {"fix": commit}: %v`, CommandFetchSources, err)
+		}
+		res, err := s.fetchSources(ctx, a, params.WorkDoneToken)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, protocol.ErrRequestCancelled
+			}
+			s.showMessage(protocol.MessageTypeError, "faultline: fetching sources: "+err.Error())
+			return nil, failed(err)
+		}
+		return marshalAny(res)
+
+	case CommandShowCommit:
+		var a ShowCommitArgs
+		if err := decodeArg(arg, &a); err != nil {
+			return nil, invalidParams(`%s wants {"repo": url, "commit": hash}: %v`, CommandShowCommit, err)
+		}
+		res, err := s.showCommit(ctx, a)
+		if err != nil {
+			return nil, failed(err)
+		}
+		return marshalAny(res)
 
 	case CommandReport:
 		path, err := s.writeReport(ctx)
@@ -115,6 +149,9 @@ func (s *Server) gotoFrame(ctx context.Context, thread, frame int) (*frameLocati
 	if v == nil {
 		return nil, errors.New("no dump is open")
 	}
+	if v.thread == nil {
+		return nil, errors.New("the crash has no threads (a GPU fault's inline levels take {\"level\": k})")
+	}
 	if thread != 0 && thread != v.thread.ID {
 		if err := s.rebuild(thread); err != nil {
 			return nil, err
@@ -128,6 +165,27 @@ func (s *Server) gotoFrame(ctx context.Context, thread, frame int) (*frameLocati
 	if st.path == "" {
 		return nil, fmt.Errorf("frame #%d (%s) has no local source: %s", frame, funcName(st.frame), st.frame.File)
 	}
+	return s.showSite(ctx, v, st)
+}
+
+// gotoGPULevel shows the line of GPU inline level k (1 = innermost).
+func (s *Server) gotoGPULevel(ctx context.Context, k int) (*frameLocation, error) {
+	v := s.current()
+	if v == nil {
+		return nil, errors.New("no dump is open")
+	}
+	gs, ok := v.gpuLevel(k)
+	if !ok {
+		return nil, fmt.Errorf("the crash has no GPU inline level %d", k)
+	}
+	if gs.path == "" {
+		return nil, fmt.Errorf("GPU inline level %d (%s) has no local source: %s", k, funcName(gs.frame), gs.frame.File)
+	}
+	return s.showSite(ctx, v, gs.site)
+}
+
+// showSite shows a site's line with window/showDocument, when the client can.
+func (s *Server) showSite(ctx context.Context, v *view, st site) (*frameLocation, error) {
 	loc := &frameLocation{URI: string(st.uri), Line: st.frame.Line}
 	s.mu.Lock()
 	canShow := s.caps.showDocument

@@ -24,10 +24,22 @@ const diagnosticSource = "faultline"
 // Error on the culprit's line, Information on every other frame line, each
 // carrying the call chain as relatedInformation. Frames sharing a line
 // (recursion, an inline chain on one line) make one diagnostic.
+//
+// A GPU fault adds an Error at each level of its inline chain (gpu.go).
 func (v *view) diagnostics() map[uri.URI][]protocol.Diagnostic {
 	out := map[uri.URI][]protocol.Diagnostic{}
-	if v == nil || v.thread == nil {
+	if v == nil {
 		return out
+	}
+	v.threadDiagnostics(out)
+	v.gpuDiagnostics(out)
+	return out
+}
+
+// threadDiagnostics adds the selected thread's diagnostics to out.
+func (v *view) threadDiagnostics(out map[uri.URI][]protocol.Diagnostic) {
+	if v.thread == nil {
+		return
 	}
 	keys := make([]lineKey, 0, len(v.byLine))
 	for k := range v.byLine {
@@ -61,7 +73,6 @@ func (v *view) diagnostics() map[uri.URI][]protocol.Diagnostic {
 		d.RelatedInformation = v.related(k)
 		out[first.uri] = append(out[first.uri], d)
 	}
-	return out
 }
 
 // frameMessage is the Information message of frame i of the selected thread:
@@ -123,9 +134,19 @@ func (v *view) related(self lineKey) []protocol.DiagnosticRelatedInformation {
 }
 
 // crashSummary is the culprit diagnostic's message: "SIGSEGV: NULL pointer
-// read at 0x8 in value_of — thread 4711, frame #0".
+// read at 0x8 in value_of — thread 4711, frame #0" for a crash by a signal;
+// for one without (a GPU fault, a Python exception, a hang) the
+// classification's summary, when there is one.
 func crashSummary(v *view) string {
 	c := v.crash
+	if c.Signal == nil {
+		if cl := c.Classification; cl != nil && cl.Summary != "" {
+			return cl.Summary
+		}
+		if c.GPU != nil {
+			return gpuSummary(c)
+		}
+	}
 	var b strings.Builder
 	sig := "crash"
 	if c.Signal != nil {
@@ -187,10 +208,18 @@ func unresolvedMessage(v *view) string {
 	if len(files) > len(shown) {
 		list += fmt.Sprintf(", … (+%d)", len(files)-len(shown))
 	}
-	return fmt.Sprintf("faultline: %d source file(s) of thread %d's frames are not on this machine (%s). "+
-		`Open the folder holding them as a workspace folder, or map the build path with the "sourceMap" setting, `+
-		`e.g. {"sourceMap": {"/build/prefix": "/local/checkout"}}; checkouts under "cacheDir" are searched too.`,
-		len(files), v.thread.ID, list)
+	whose := "the GPU inline chain"
+	if v.thread != nil {
+		whose = fmt.Sprintf("thread %d's frames", v.thread.ID)
+		if len(v.gpu) > 0 {
+			whose += " and the GPU inline chain"
+		}
+	}
+	return fmt.Sprintf("faultline: %d source file(s) of %s are not on this machine (%s). "+
+		`Open the folder holding them as a workspace folder, map the build path with the "sourceMap" setting, `+
+		`e.g. {"sourceMap": {"/build/prefix": "/local/checkout"}}, or run faultline.fetchSources to check out `+
+		`the exact revisions; checkouts under "cacheDir" are searched too.`,
+		len(files), whose, list)
 }
 
 // publish replaces the published diagnostics with v's (nil clears them).
@@ -219,6 +248,8 @@ func (s *Server) publish(v *view) {
 	first := uri.URI("")
 	if v != nil && v.culprit >= 0 && v.culprit < len(v.sites) {
 		first = v.sites[v.culprit].uri
+	} else if v != nil && len(v.gpu) > 0 {
+		first = v.gpu[0].uri
 	}
 	sort.Slice(order, func(i, j int) bool {
 		if (order[i] == first) != (order[j] == first) {

@@ -36,6 +36,8 @@ type fakeClient struct {
 	diags    map[uri.URI][]protocol.Diagnostic
 	diagLog  []uri.URI           // every publishDiagnostics, in order, with diagnostics
 	progress map[string][]string // token → kinds ("begin", "report", "end") in order
+	titles   map[string]string   // token → the begin's title
+	reports  map[string][]string // token → messages of begin, report and end, in order
 	events   []string            // "progress:<token>:<kind>", "diagnostics:<uri>", in order
 	messages []protocol.ShowMessageParams
 	shown    []protocol.ShowDocumentParams
@@ -49,6 +51,8 @@ func newFakeClient() *fakeClient {
 		changed:  make(chan struct{}),
 		diags:    map[uri.URI][]protocol.Diagnostic{},
 		progress: map[string][]string{},
+		titles:   map[string]string{},
+		reports:  map[string][]string{},
 	}
 }
 
@@ -71,13 +75,21 @@ func (c *fakeClient) PublishDiagnostics(_ context.Context, p *protocol.PublishDi
 
 func (c *fakeClient) Progress(_ context.Context, p *protocol.ProgressParams) error {
 	var v struct {
-		Kind string `json:"kind"`
+		Kind    string `json:"kind"`
+		Title   string `json:"title"`
+		Message string `json:"message"`
 	}
 	json.Unmarshal(p.Value, &v)
 	key := fmt.Sprint(p.Token)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.progress[key] = append(c.progress[key], v.Kind)
+	if v.Kind == "begin" {
+		c.titles[key] = v.Title
+	}
+	if v.Message != "" {
+		c.reports[key] = append(c.reports[key], v.Message)
+	}
 	c.events = append(c.events, "progress:"+key+":"+v.Kind)
 	c.notify()
 	return nil
@@ -128,7 +140,7 @@ type Env struct {
 	Client *fakeClient
 	conn   jsonrpc2.Conn
 	served chan error
-	// Folder is the workspace folder (testdata/native).
+	// Folder is the workspace folder (testdata/native unless newEnvIn names another).
 	Folder string
 }
 
@@ -148,6 +160,13 @@ func testdataDir(t testing.TB) string {
 // testdata/native and initializationOptions opts.
 func newEnv(t testing.TB, opts any, sopts server.Options) *Env {
 	t.Helper()
+	return newEnvIn(t, testdataDir(t), opts, sopts)
+}
+
+// newEnvIn starts a server and initializes it with the workspace folder
+// folder and initializationOptions opts.
+func newEnvIn(t testing.TB, folder string, opts any, sopts server.Options) *Env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	a, b := net.Pipe()
@@ -155,7 +174,7 @@ func newEnv(t testing.TB, opts any, sopts server.Options) *Env {
 		sopts.Logger = testLogger(t)
 	}
 	srv := server.New(sopts)
-	e := &Env{t: t, ctx: ctx, Client: newFakeClient(), served: make(chan error, 1), Folder: testdataDir(t)}
+	e := &Env{t: t, ctx: ctx, Client: newFakeClient(), served: make(chan error, 1), Folder: folder}
 	go func() { e.served <- srv.Serve(ctx, a) }()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(b), jsonrpc2.WithCodec(testCodec{}))
 	clientHandler := protocol.ClientHandler(e.Client, jsonrpc2.MethodNotFoundHandler)
@@ -187,7 +206,7 @@ func newEnv(t testing.TB, opts any, sopts server.Options) *Env {
 			},
 		},
 	}
-	params.WorkspaceFolders = protocol.NewNullable([]protocol.WorkspaceFolder{{URI: root, Name: "native"}})
+	params.WorkspaceFolders = protocol.NewNullable([]protocol.WorkspaceFolder{{URI: root, Name: filepath.Base(folder)}})
 	res, err := e.Server.Initialize(ctx, params)
 	if err != nil {
 		t.Fatalf("initialize: %v", err)

@@ -16,31 +16,51 @@ import (
 // Hover shows a frame line's frame (LSP 3.17 §"Hover Request"): where it
 // is, its registers (all of them for frame 0, the CFI-recovered ones above),
 // the disassembly around its pc with the faulting instruction or the call
-// marked, and argument and local values when a ValueReader can read them.
+// marked, and argument and local values when a ValueReader can read them;
+// on the culprit's line the classification and its evidence. A GPU inline
+// level's line shows the GPU fault (gpu.go), and a line of a reviewed
+// function in a fetched checkout the upstream commits that changed it, with
+// their messages and hunks (upstream.go).
 func (s *Server) Hover(_ context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
 	v := s.current()
 	if v == nil {
 		return nil, nil
 	}
 	k := lineKey{docPath(params.TextDocument.URI), params.Position.Line}
-	idx := v.byLine[k]
-	if len(idx) == 0 {
+	idx, gidx := v.byLine[k], v.gpuByLine[k]
+	funcs := v.upstreamAt(k)
+	if len(idx) == 0 && len(gidx) == 0 && len(funcs) == 0 {
 		return nil, nil
 	}
 	v.memoMu.Lock()
 	md, ok := v.hovers[k]
 	v.memoMu.Unlock()
 	if !ok {
-		md = v.hoverMarkdown(idx)
+		var parts []string
+		if len(idx) > 0 {
+			parts = append(parts, v.hoverMarkdown(idx))
+		}
+		if len(gidx) > 0 {
+			parts = append(parts, v.gpuHoverMarkdown(gidx))
+		}
+		for _, f := range funcs {
+			parts = append(parts, f.markdown())
+		}
+		md = strings.Join(parts, "\n---\n\n")
 		v.memoMu.Lock()
 		v.hovers[k] = md
 		v.memoMu.Unlock()
 	}
-	r := v.lineRange(v.sites[idx[0]])
-	return &protocol.Hover{
-		Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md},
-		Range:    &r,
-	}, nil
+	h := &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}}
+	switch {
+	case len(idx) > 0:
+		r := v.lineRange(v.sites[idx[0]])
+		h.Range = &r
+	case len(gidx) > 0:
+		r := v.lineRange(v.gpu[gidx[0]].site)
+		h.Range = &r
+	}
+	return h, nil
 }
 
 func (v *view) hoverMarkdown(idx []int) string {
@@ -63,11 +83,22 @@ func (v *view) hoverMarkdown(idx []int) string {
 	b.WriteString("\n\n")
 	if i == v.culprit {
 		fmt.Fprintf(&b, "⚡ %s\n\n", crashSummary(v))
+		b.WriteString(classificationMarkdown(v.crash))
 	}
 	if len(idx) > 1 {
 		fmt.Fprintf(&b, "Also on this line: %s.\n\n", strings.TrimPrefix(frameList(v, idx, 12), "frames "))
 	}
 
+	if fr.Language == "python" {
+		// An interpreter-level frame: no machine state of its own.
+		b.WriteString("Python frame")
+		if fr.Module != "" {
+			fmt.Fprintf(&b, " in `%s`", fr.Module)
+		}
+		b.WriteString("\n\n")
+		b.WriteString(v.valuesMarkdown(i))
+		return b.String()
+	}
 	phys := v.physical(i)
 	pf := v.sites[phys].frame
 	if chain := v.inlineChain(phys); len(chain) > 1 {

@@ -15,6 +15,8 @@ const (
 	CommandSelectThread = "faultline.selectThread"
 	CommandReport       = "faultline.report"
 	CommandGotoFrame    = "faultline.gotoFrame"
+	CommandFetchSources = "faultline.fetchSources"
+	CommandShowCommit   = "faultline.showCommit"
 )
 
 // MethodThreads is the custom request returning threads and frames.
@@ -76,6 +78,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 			WorkspaceSymbolProvider: protocol.Boolean(true),
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{
 				CommandOpen, CommandClose, CommandSelectThread, CommandReport, CommandGotoFrame,
+				CommandFetchSources, CommandShowCommit,
 			}},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{

@@ -35,6 +35,8 @@ type loaded struct {
 	args    OpenArgs
 	session *analysis.Session
 	view    *view
+	// sources is what faultline.fetchSources found (guarded by Server.mu).
+	sources *fetchedSources
 
 	sessionMu sync.Mutex // Session reads are not safe for concurrent use
 }
@@ -66,6 +68,10 @@ type OpenSummary struct {
 	Problems int    `json:"problems"`
 	// Unresolved lists frame files that resolve to no local file.
 	Unresolved []string `json:"unresolved,omitempty"`
+	// Kernel is the faulting GPU kernel of a GPU crash. When no host frame
+	// of the culprit has a local file, Function, File, Line and URI name
+	// the innermost inline level of the fault instead, and Frame is -1.
+	Kernel string `json:"kernel,omitempty"`
 }
 
 // openDump loads args as the shown dump, reporting $/progress on token
@@ -293,6 +299,17 @@ func summarize(v *view) *OpenSummary {
 		sum.Line = st.frame.Line
 		if st.path != "" {
 			sum.URI = string(st.uri)
+		}
+	}
+	if g := c.GPU; g != nil {
+		sum.Kernel = kernelName(g)
+		if sum.URI == "" && len(v.gpu) > 0 {
+			gs := v.gpu[0]
+			sum.Frame = -1
+			sum.Function, sum.File, sum.Line = gs.frame.Function, gs.frame.File, gs.frame.Line
+			if gs.path != "" {
+				sum.URI = string(gs.uri)
+			}
 		}
 	}
 	return sum

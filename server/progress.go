@@ -16,8 +16,12 @@ type progress struct {
 	token protocol.ProgressToken // nil: nothing is reported
 	key   string
 
+	// messages: report messages of steps of unknown size too.
+	messages bool
+
 	mu      sync.Mutex
 	percent int
+	message string
 	ended   bool
 }
 
@@ -58,21 +62,34 @@ func (s *Server) beginProgress(ctx context.Context, token protocol.ProgressToken
 	return p
 }
 
-// report tells that done of total steps are done.
+// report tells that done of total steps are done; with total 0 (unknown)
+// it reports msg alone, when it changed.
 func (p *progress) report(msg string, done, total int) {
-	if p.token == nil || total <= 0 {
+	if p.token == nil || (total <= 0 && (msg == "" || !p.messages)) {
 		return
 	}
-	pct := min(100, max(0, done*100/total))
 	p.mu.Lock()
-	if p.ended || pct == p.percent {
+	if p.ended {
 		p.mu.Unlock()
 		return
 	}
-	p.percent = pct
+	rep := &protocol.WorkDoneProgressReport{Kind: "report", Message: &msg}
+	if total > 0 {
+		pct := min(100, max(0, done*100/total))
+		if pct == p.percent && (!p.messages || msg == p.message) {
+			p.mu.Unlock()
+			return
+		}
+		p.percent = pct
+		u := uint32(pct)
+		rep.Percentage = &u
+	} else if msg == p.message {
+		p.mu.Unlock()
+		return
+	}
+	p.message = msg
 	p.mu.Unlock()
-	u := uint32(pct)
-	p.send(&protocol.WorkDoneProgressReport{Kind: "report", Message: &msg, Percentage: &u})
+	p.send(rep)
 }
 
 // end finishes the progress; later calls do nothing.

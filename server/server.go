@@ -57,6 +57,7 @@ type Server struct {
 	loads       map[string]context.CancelFunc // work-done tokens of loads in progress
 
 	loadMu   sync.Mutex // one load at a time
+	fetchMu  sync.Mutex // one faultline.fetchSources at a time
 	exited   chan struct{}
 	exitOnce sync.Once
 }

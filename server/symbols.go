@@ -14,7 +14,7 @@ import (
 func (s *Server) Symbols(_ context.Context, params *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
 	v := s.current()
 	out := protocol.WorkspaceSymbolSlice{}
-	if v == nil {
+	if v == nil || v.thread == nil {
 		return out, nil
 	}
 	q := strings.ToLower(params.Query)

@@ -16,6 +16,22 @@ type ThreadsResult struct {
 	SelectedThread int          `json:"selectedThread"`
 	Summary        string       `json:"summary"`
 	Threads        []ThreadInfo `json:"threads"`
+	// GPU is the GPU fault's inline chain, when the crash has one.
+	GPU *GPUInfo `json:"gpu,omitempty"`
+}
+
+// GPUInfo is the GPU section of ThreadsResult: the faulting kernel and the
+// inline chain of the faulting instruction, innermost first (Frames[0] is
+// the culprit).
+type GPUInfo struct {
+	Kernel    string      `json:"kernel"`
+	Exception string      `json:"exception,omitempty"`
+	Device    string      `json:"device,omitempty"`
+	Arch      string      `json:"arch,omitempty"`
+	Block     string      `json:"block,omitempty"`
+	Thread    string      `json:"thread,omitempty"`
+	Summary   string      `json:"summary"`
+	Frames    []FrameInfo `json:"frames"`
 }
 
 // ThreadInfo is one thread of ThreadsResult.
@@ -54,9 +70,12 @@ func (s *Server) Request(_ context.Context, method string, _ any) (any, error) {
 	res := &ThreadsResult{
 		Dump:           v.crash.Dump.Path,
 		CrashingThread: v.crash.CrashingThread,
-		SelectedThread: v.thread.ID,
 		Summary:        crashSummary(v),
 		Threads:        make([]ThreadInfo, 0, len(v.crash.Threads)),
+		GPU:            v.gpuInfo(),
+	}
+	if v.thread != nil {
+		res.SelectedThread = v.thread.ID
 	}
 	for ti := range v.crash.Threads {
 		t := &v.crash.Threads[ti]

@@ -50,6 +50,14 @@ type view struct {
 	files      map[string]*sourceFile
 	unresolved []string // file names of selected-thread frames that resolve nowhere
 
+	// gpu are the GPU fault's inline levels that have a line, innermost
+	// first, and gpuByLine their indexes per local line (see gpu.go).
+	gpu       []gpuSite
+	gpuByLine map[lineKey][]int
+	// upstream are the reviewed functions of fetched checkouts, by local
+	// path (see upstream.go); empty until faultline.fetchSources ran.
+	upstream map[string][]upstreamFunc
+
 	memoMu sync.Mutex
 	hovers map[lineKey]string // hover markdown per line, built on first use
 }
@@ -60,17 +68,25 @@ type stop struct {
 	frame  int
 }
 
-// newView builds the view of crash with thread selected (0: the crashing one).
+// newView builds the view of crash with thread selected (0: the crashing
+// one). When src has fetched sources, their upstream reviews are placed
+// too; the caller holds Server.mu (src.sources is guarded by it).
 func newView(crash *analysis.Crash, src *loaded, selected int, res *resolver, values ValueReader) *view {
 	v := &view{
-		crash:  crash,
-		src:    src,
-		res:    res,
-		values: values,
-		byLine: map[lineKey][]int{},
-		stops:  map[lineKey][]stop{},
-		files:  map[string]*sourceFile{},
-		hovers: map[lineKey]string{},
+		crash:     crash,
+		src:       src,
+		res:       res,
+		values:    values,
+		byLine:    map[lineKey][]int{},
+		stops:     map[lineKey][]stop{},
+		files:     map[string]*sourceFile{},
+		hovers:    map[lineKey]string{},
+		gpuByLine: map[lineKey][]int{},
+		upstream:  map[string][]upstreamFunc{},
+	}
+	v.placeGPU()
+	if src != nil {
+		v.placeUpstream(src.sources)
 	}
 	v.thread = findThread(crash, selected)
 	if v.thread == nil {
@@ -133,13 +149,18 @@ func findThread(c *analysis.Crash, id int) *analysis.Thread {
 // culpritFrame is the index of the frame of t the crash is blamed on: the
 // classification's culprit (the first frame of the program's own code) on
 // the crashing thread, frame 0 when there is no classification, -1 on other
-// threads.
+// threads and on the host thread of a GPU fault (the culprit is then the
+// innermost GPU inline level).
 func culpritFrame(c *analysis.Crash, t *analysis.Thread) int {
 	if t.ID != c.CrashingThread || len(t.Frames) == 0 {
 		return -1
 	}
 	if cl := c.Classification; cl != nil && cl.CulpritFrame >= 0 && cl.CulpritFrame < len(t.Frames) {
 		return cl.CulpritFrame
+	}
+	if c.GPU != nil && len(c.GPU.Frames) > 0 {
+		// The fault is on the device: the host thread only launched it.
+		return -1
 	}
 	return 0
 }

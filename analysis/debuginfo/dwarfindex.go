@@ -29,6 +29,11 @@ type dwarfFile struct {
 
 	mu      sync.Mutex
 	decoded map[int]*unitTree
+	// lru lists decoded units, most recently used last; decodedDIEs counts
+	// their DIEs. Units past maxCachedDIEs are dropped oldest first, so
+	// memory follows the units in use, not every unit a core ever touched.
+	lru         []int
+	decodedDIEs int
 
 	dwo *dwoSearch // where split units' .dwo files are (splitdwarf.go)
 }
@@ -268,6 +273,7 @@ func (df *dwarfFile) unitsFor(pc uint64) []int {
 func (df *dwarfFile) tree(i int) (*unitTree, error) {
 	df.mu.Lock()
 	if t, ok := df.decoded[i]; ok {
+		df.touch(i)
 		df.mu.Unlock()
 		return t, nil
 	}
@@ -287,9 +293,39 @@ func (df *dwarfFile) tree(i int) (*unitTree, error) {
 		t = prev
 	} else {
 		df.decoded[i] = t
+		df.lru = append(df.lru, i)
+		df.decodedDIEs += len(t.dies)
+		df.evict()
 	}
 	df.mu.Unlock()
 	return t, nil
+}
+
+// maxCachedDIEs bounds the DIEs of the decoded units one file keeps
+// (about 40 MB); a single larger unit is still kept while it is in use.
+const maxCachedDIEs = 1 << 18
+
+// touch marks unit i most recently used. df.mu is held.
+func (df *dwarfFile) touch(i int) {
+	for k := len(df.lru) - 1; k >= 0; k-- {
+		if df.lru[k] == i {
+			copy(df.lru[k:], df.lru[k+1:])
+			df.lru[len(df.lru)-1] = i
+			return
+		}
+	}
+}
+
+// evict drops least recently used units until the cache fits its budget,
+// keeping the newest. Callers that hold a dropped tree keep using it; it is
+// decoded again on its next lookup. df.mu is held.
+func (df *dwarfFile) evict() {
+	for df.decodedDIEs > maxCachedDIEs && len(df.lru) > 1 {
+		old := df.lru[0]
+		df.lru = df.lru[1:]
+		df.decodedDIEs -= len(df.decoded[old].dies)
+		delete(df.decoded, old)
+	}
 }
 
 // unitOf returns the index of the unit containing .debug_info offset off.

@@ -88,6 +88,16 @@ func decodeUnit(df *dwarfFile, u unitHeader) (t *unitTree, err error) {
 			}
 			continue
 		}
+		if len(t.dies) > 0 && !keptTag(e.Tag) {
+			// Types, variables, parameters, members...: nothing a frame's
+			// name or inline chain needs. Skip them and what they contain
+			// (by DW_AT_sibling where the producer wrote it), so that big
+			// template-heavy units cost little.
+			if e.Children {
+				r.SkipChildren()
+			}
+			continue
+		}
 		d := die{off: e.Offset, parent: -1, tag: e.Tag}
 		if len(stack) > 0 {
 			d.parent = stack[len(stack)-1]
@@ -165,6 +175,20 @@ func decodeUnit(df *dwarfFile, u unitHeader) (t *unitTree, err error) {
 		t.maxHi[i] = m
 	}
 	return t, nil
+}
+
+// keptTag reports whether decodeUnit keeps DIEs of this tag: what holds
+// code (subprograms, inlined subroutines, the lexical blocks between them),
+// call sites, and the scopes that qualify names (DWARF 5 §3.2, §5.7).
+func keptTag(tag dwarf.Tag) bool {
+	switch tag {
+	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine, dwarf.TagLexDwarfBlock,
+		dwarf.TagCallSite, tagGNUCallSite, dwarf.TagNamespace, dwarf.TagModule,
+		dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagInterfaceType,
+		dwarf.TagEnumerationType:
+		return true
+	}
+	return false
 }
 
 // find returns the index of the DIE at offset off in this unit.

@@ -36,32 +36,45 @@ func main() {
 	if *out == "" {
 		log.Fatal("gen: -out DIR is required")
 	}
-	if *units <= crashUnit {
-		log.Fatalf("gen: -units must be > %d", crashUnit)
+	if *units <= crashUnit || *types < 0 {
+		log.Fatalf("gen: want -units > %d and -types >= 0", crashUnit)
 	}
-	if err := os.MkdirAll(filepath.Join(*out, "src"), 0o755); err != nil {
+	if err := generate(*out, *units, *types); err != nil {
 		log.Fatal(err)
 	}
-	write := func(name string, body func(w *bufio.Writer)) {
-		f, err := os.Create(filepath.Join(*out, name))
+}
+
+// generate writes the corpus sources and Makefile into dir.
+func generate(dir string, units, types int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		return err
+	}
+	write := func(name string, body func(w *bufio.Writer)) error {
+		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		w := bufio.NewWriter(f)
 		body(w)
 		if err := w.Flush(); err != nil {
-			log.Fatal(err)
+			f.Close()
+			return err
 		}
-		if err := f.Close(); err != nil {
-			log.Fatal(err)
+		return f.Close()
+	}
+	if err := write("src/big.h", writeHeader); err != nil {
+		return err
+	}
+	for u := 0; u < units; u++ {
+		if err := write(fmt.Sprintf("src/unit_%03d.cpp", u), func(w *bufio.Writer) { writeUnit(w, u, types) }); err != nil {
+			return err
 		}
 	}
-	write("src/big.h", writeHeader)
-	for u := 0; u < *units; u++ {
-		u := u
-		write(fmt.Sprintf("src/unit_%03d.cpp", u), func(w *bufio.Writer) { writeUnit(w, u, *types) })
+	if err := write("src/park.cpp", func(w *bufio.Writer) { writePark(w, units) }); err != nil {
+		return err
 	}
-	write("src/park.cpp", func(w *bufio.Writer) { writePark(w, *units) })
-	write("src/bigjob.cpp", writeMain)
-	write("Makefile", func(w *bufio.Writer) { writeMakefile(w, *units) })
+	if err := write("src/bigjob.cpp", writeMain); err != nil {
+		return err
+	}
+	return write("Makefile", func(w *bufio.Writer) { writeMakefile(w, units) })
 }

@@ -68,7 +68,7 @@ async function main() {
     initializationOptions: { sourceMap: {}, offline: true },
   });
   const cmds = init.capabilities.executeCommandProvider.commands;
-  check(['faultline.open', 'faultline.close', 'faultline.selectThread', 'faultline.report'].every((c) => cmds.includes(c)),
+  check(['faultline.open', 'faultline.close', 'faultline.selectThread', 'faultline.report', 'faultline.fetchSources', 'faultline.showCommit'].every((c) => cmds.includes(c)),
     'initialize advertises the faultline commands: ' + cmds.join(', '));
   check(init.capabilities.hoverProvider && init.capabilities.codeLensProvider && init.capabilities.inlayHintProvider &&
     init.capabilities.callHierarchyProvider && init.capabilities.workspaceSymbolProvider, 'initialize advertises the providers');
@@ -127,6 +127,31 @@ async function main() {
   const threads = await conn.sendRequest('faultline/threads');
   check(threads.threads.length === 1 && threads.threads[0].frames.length === 5 && threads.threads[0].frames[0].culprit,
     'faultline/threads lists the thread and its frames');
+
+  // A GPU core dump: an Error at every level of the faulting instruction's
+  // inline chain, and a lens per level.
+  const cuda = path.join(dir, '..', 'cuda');
+  // The core names its build paths; the workspace folder holding the
+  // kernel sources resolves them wherever the repository is checked out.
+  await conn.sendNotification(rpc.DidChangeWorkspaceFoldersNotification.type, {
+    event: { added: [{ uri: pathToFileURL(cuda).href, name: 'cuda' }], removed: [] },
+  });
+  const gsum = await conn.sendRequest(rpc.ExecuteCommandRequest.type, {
+    command: 'faultline.open', arguments: [{ dump: path.join(cuda, 'cores/illegal_address.sm_80.nvcudmp.gz') }],
+  });
+  check(gsum.format === 'cuda-core' && gsum.kernel === 'crash_kernel' && gsum.line === 8,
+    'faultline.open of a GPU core names the kernel and the innermost level: ' + JSON.stringify(gsum));
+  const kernels = pathToFileURL(path.join(cuda, 'src', 'kernels.cu')).href;
+  while ((diagnostics.get(kernels) || []).length < 2) {
+    await new Promise((resolve) => waiters.push(resolve));
+  }
+  const kdiags = diagnostics.get(kernels);
+  check(kdiags.every((d) => d.severity === rpc.DiagnosticSeverity.Error && d.relatedInformation.length === 5) &&
+    kdiags.some((d) => d.message.endsWith('inline level 5 of 5 in crash_kernel')),
+  'GPU inline levels in kernels.cu: ' + kdiags.map((d) => d.message).join(' | '));
+  const klenses = await conn.sendRequest(rpc.CodeLensRequest.type, { textDocument: { uri: kernels } });
+  check(klenses.map((l) => l.command.title).sort().join(' | ') ===
+    'inline level 4 of 5 in crash_kernel | inline level 5 of 5 in crash_kernel', 'GPU lenses in kernels.cu');
 
   await conn.sendRequest(rpc.ShutdownRequest.type);
   await conn.sendNotification(rpc.ExitNotification.type);

@@ -120,6 +120,25 @@ check('code lens "#0 value_of" drawn above line 16', 20000, function()
   return nil, 'lenses: ' .. table.concat(all, ' | ')
 end)
 
+-- A picture of the crash as Neovim draws it, for the README: :TOhtml (0.10+)
+-- renders the buffer with its diagnostics and lenses; the VS Code stage
+-- photographs it in Chromium.
+local html_dir = os.getenv('FAULTLINE_HTML')
+if html_dir and vim.fn.has('nvim-0.12') == 1 then
+  vim.cmd('set number')
+  vim.cmd('colorscheme default')
+  vim.cmd('redraw!')
+  local ok, lines = pcall(function()
+    vim.cmd('packadd nvim.tohtml')
+    return require('tohtml').tohtml(0, { title = 'faultline in Neovim' })
+  end)
+  if ok then
+    vim.fn.writefile(lines, html_dir .. '/nvim-culprit.html')
+  else
+    results:write('# tohtml failed: ' .. tostring(lines) .. '\n')
+  end
+end
+
 -- 3. Running a lens: "↑ caller #1 next_value" jumps to line 18.
 local ui_select = vim.ui.select
 vim.ui.select = function(items, opts, on_choice)

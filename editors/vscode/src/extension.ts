@@ -30,6 +30,7 @@ interface OpenArgs {
 }
 
 let client: LanguageClient | undefined;
+let startedCommand: string | undefined;
 let lastOpen: OpenArgs | undefined;
 const view = new CrashViewProvider();
 let status: CrashStatus | undefined;
@@ -51,7 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('faultline.ui.fetchSources', fetchSources),
     vscode.commands.registerCommand('faultline.ui.refreshCrashView', refresh),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration('faultline.serverPath')) {
+      if (e.affectsConfiguration('faultline.serverPath') && serverPath() !== startedCommand) {
         await restart();
       }
     }),
@@ -81,6 +82,7 @@ function serverPath(): string {
 
 async function startClient(): Promise<void> {
   const command = serverPath();
+  startedCommand = command;
   const serverOptions: ServerOptions = { command, args: ['serve'] };
   const clientOptions: LanguageClientOptions = {
     // Frames can be in any language: every local file can carry diagnostics and lenses.

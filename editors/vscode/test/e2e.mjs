@@ -96,11 +96,14 @@ async function main() {
   const extensions = path.join(outDir, 'extensions');
   const cacheDir = path.join(outDir, 'cache');
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
+  // faultline.serverPath is machine-scoped: in a remote window (code-server
+  // is one) it is read from the machine's settings, not the user's.
+  fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'faultline.serverPath': serverBin }, null, 2));
   fs.writeFileSync(
     path.join(userData, 'User', 'settings.json'),
     JSON.stringify(
       {
-        'faultline.serverPath': serverBin,
         'faultline.cacheDir': cacheDir,
         'faultline.offline': true,
         'workbench.startupEditor': 'none',
@@ -117,6 +120,7 @@ async function main() {
         'editor.minimap.enabled': false,
         'files.simpleDialog.enable': true,
         'window.restoreWindows': 'none',
+        'git.openRepositoryInParentFolders': 'never',
       },
       null,
       2,
@@ -168,7 +172,19 @@ async function main() {
     await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
     await page.locator('.statusbar').waitFor({ timeout: 60000 });
+    // The extension's contributions are registered once the remote
+    // extension host has scanned it: its activity-bar entry shows then.
+    await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().waitFor({ timeout: 60000 });
     await checks(page);
+    const nvimHtml = arg('nvim-html');
+    if (nvimHtml && fs.existsSync(nvimHtml)) {
+      // Neovim's own rendering (:TOhtml of the test's window), photographed for the README.
+      const p2 = await context.newPage();
+      await p2.setViewportSize({ width: 900, height: 560 });
+      await p2.goto(`file://${path.resolve(nvimHtml)}`);
+      await p2.screenshot({ path: path.join(shotsDir, 'nvim-culprit.png'), fullPage: true });
+      await p2.close();
+    }
   } finally {
     if (browser) {
       await browser.close();
@@ -180,25 +196,60 @@ async function main() {
 
 /** runCommand runs a command-palette entry by its title. */
 async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input[type="text"]');
-  await input.waitFor({ timeout: 20000 });
-  await input.fill(`>${title}`);
+  // The palette's filter does not match "…": type the title without it.
+  title = title.replace(/…$/, '');
+  const input = page.locator('.quick-input-widget input[type="text"]').first();
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ timeout: 20000 });
+  await waitFor(
+    30000,
+    async () => {
+      await page.keyboard.press('F1');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill('>');
+      await page.keyboard.type(title, { delay: 5 });
+      try {
+        await row.waitFor({ timeout: 3000 });
+        return true;
+      } catch {
+        await page.keyboard.press('Escape');
+        return false;
+      }
+    },
+    `"${title}" in the command palette`,
+  );
   await input.press('Enter');
 }
 
-/** pickPath answers VS Code's simple file dialog with an absolute path. */
+/** pickPath answers VS Code's simple file dialog (titled titlePart) with an absolute path. */
 async function pickPath(page, file, titlePart) {
-  const widget = page.locator('.quick-input-widget', { hasText: titlePart });
-  await widget.waitFor({ timeout: 20000 });
-  const input = widget.locator('input[type="text"]');
-  await input.fill(file);
-  // The dialog accepts a typed file name once it has validated it.
-  await waitFor(10000, async () => (await input.inputValue()) === file, `the dialog to take ${file}`);
+  const widget = page.locator('.quick-input-widget').first();
+  await waitFor(
+    20000,
+    async () => (await widget.isVisible()) && (await widget.innerText()).includes(titlePart),
+    `a file dialog titled "${titlePart}"`,
+  );
+  const input = widget.locator('input[type="text"]').first();
+  // Wait for the dialog to list its starting folder, then type over its
+  // path until the dialog keeps what was typed (it rewrites the value while
+  // it initializes).
+  await waitFor(20000, async () => (await input.inputValue()).startsWith('/'), 'the dialog path');
+  let typed = 0;
+  await waitFor(
+    20000,
+    async () => {
+      if ((await input.inputValue()) !== file) {
+        await input.fill(file);
+        typed = Date.now();
+        return false;
+      }
+      return Date.now() - typed > 500;
+    },
+    `the dialog to keep ${file}`,
+  );
+  if (process.env.E2E_DEBUG) await page.screenshot({ path: path.join(outDir, `pick-${path.basename(file)}-1.png`) });
   await input.press('Enter');
-  await widget.waitFor({ state: 'hidden', timeout: 20000 });
+  await waitFor(20000, async () => !(await widget.isVisible()) || !(await widget.innerText()).includes(titlePart),
+    `the "${titlePart}" dialog to accept ${file}`);
 }
 
 async function shot(page, name) {
@@ -308,11 +359,11 @@ async function checks(page) {
     await waitFor(20000, async () => /Ln 25,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 25"');
   });
 
-  await check('running the "↑ caller #1 next_value" lens moves to line 18', async () => {
-    const lens = page.locator('.codelens-decoration a', { hasText: 'caller #1 next_value' }).first();
-    await lens.scrollIntoViewIfNeeded();
+  await check('running the "↑ caller #4 main" lens on line 25 moves to line 34', async () => {
+    const lens = page.locator('.codelens-decoration a', { hasText: 'caller #4 main' }).first();
+    await lens.waitFor({ timeout: 20000 });
     await lens.click();
-    await waitFor(20000, async () => /Ln 18,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 18"');
+    await waitFor(20000, async () => /Ln 34,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 34"');
   });
 }
 

