@@ -16,11 +16,16 @@ import (
 type Settings struct {
 	// Dumps are opened after initialized, in order; the last one stays shown.
 	Dumps []OpenArgs `json:"dumps,omitempty"`
-	// SourceMap rewrites build-path prefixes to local directories.
+	// SourceMap rewrites build-path prefixes to local directories; the
+	// rules also go to faultline.fetchSources, over faultline.json's.
 	SourceMap map[string]string `json:"sourceMap,omitempty"`
-	// CacheDir holds source checkouts (searched for frame files) and reports.
+	// CacheDir holds source checkouts (searched for frame files), the git
+	// cache of faultline.fetchSources and reports. Default: faultline.json's
+	// cacheDir for sources, else gitsrc.DefaultCacheDir(); the user cache
+	// directory for reports.
 	CacheDir string `json:"cacheDir,omitempty"`
-	// Offline forbids network access (debuginfod, git remotes).
+	// Offline forbids network access (debuginfod, git remotes):
+	// faultline.fetchSources uses only what the cache holds.
 	Offline bool `json:"offline,omitempty"`
 	// DebugDirs hold separate debug files (.build-id/ trees, debuglink targets).
 	DebugDirs []string `json:"debugDirs,omitempty"`

@@ -6,6 +6,12 @@
 // (see view.go): diagnostics on frame lines, code lenses, hovers with
 // registers and disassembly, inlay hints, call hierarchy along the crashing
 // stack, workspace symbols, and the custom request "faultline/threads".
+// A GPU fault adds an Error diagnostic, a lens and a hover at every level
+// of the faulting instruction's inline chain (gpu.go).
+// faultline.fetchSources checks out the exact revisions with gitsrc and
+// moves the view into the checkouts, with lenses and hovers over the
+// upstream commits that changed the crashing functions since (sources.go,
+// upstream.go); faultline.showCommit opens one commit's patch.
 //
 // One small file per LSP method converts the view to LSP types; the
 // connection plumbing (ordering, cancellation, panics, lifecycle) lives in

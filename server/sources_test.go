@@ -159,6 +159,13 @@ func TestFetchSources(t *testing.T) {
 			t.Errorf("patch %s lacks git show's line %q", patchPath, l)
 		}
 	}
+	if err := e.Execute(server.CommandShowCommit, server.ShowCommitArgs{Repo: repo, Commit: "HEAD~1"}, nil); err == nil ||
+		!strings.Contains(err.Error(), "not a full commit hash") {
+		t.Errorf("showCommit of a revision expression: %v", err)
+	}
+	if err := e.Execute(server.CommandShowCommit, map[string]string{"repo": repo}, nil); err == nil {
+		t.Error("showCommit without a commit succeeded")
+	}
 	e.Await("the patch shown", func(c *fakeClient) bool {
 		n := len(c.shown)
 		return n > 0 && c.shown[n-1].URI == uri.File(patchPath)
