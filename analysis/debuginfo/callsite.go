@@ -288,10 +288,17 @@ func (df *dwarfFile) callTarget(off dwarf.Offset) (addrs []uint64, name string) 
 	}
 	declared, _ := attrValue(attr(dwarf.AttrDeclaration), dwarf.AttrDeclaration).(bool)
 	if declared && attr(dwarf.AttrSpecification) == nil {
-		for _, a := range []dwarf.Attr{dwarf.AttrLinkageName, attrMIPSLinkageName, dwarf.AttrName} {
+		for _, a := range []dwarf.Attr{dwarf.AttrLinkageName, attrMIPSLinkageName} {
 			if s, _ := attrValue(attr(a), a).(string); s != "" {
 				return nil, s
 			}
+		}
+		// Without a linkage name gdb looks the callee up by its physname,
+		// which for C++ carries the parameter list ("pthread_join(unsigned
+		// long, void**)" for an extern "C" declaration) and matches no
+		// symbol: the target stays unknown, and so do tail calls behind it.
+		if s, _ := attrValue(attr(dwarf.AttrName), dwarf.AttrName).(string); s != "" && !df.isCPlusPlusAt(off) {
+			return nil, s
 		}
 		return nil, ""
 	}
@@ -324,6 +331,16 @@ func (df *dwarfFile) callTarget(off dwarf.Offset) (addrs []uint64, name string) 
 		return nil, ""
 	}
 	return []uint64{low}, ""
+}
+
+// isCPlusPlusAt reports whether the unit holding DIE off is C++.
+func (df *dwarfFile) isCPlusPlusAt(off dwarf.Offset) bool {
+	u, ok := df.unitOf(uint64(off))
+	if !ok {
+		return false
+	}
+	t, err := df.tree(u)
+	return err == nil && isCPlusPlus(t.lang)
 }
 
 func attrValue(e *dwarf.Entry, a dwarf.Attr) any {
