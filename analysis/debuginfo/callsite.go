@@ -1,8 +1,10 @@
 package debuginfo
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
+	"slices"
 	"sort"
 )
 
@@ -52,20 +54,17 @@ type unitCalls struct {
 
 // noteSubprogram records a subprogram's call flags and entry pc while its
 // unit is decoded. rs are its ranges in DW_AT_ranges order.
-func (c *unitCalls) noteSubprogram(e *dwarf.Entry, idx int32, low uint64, rs [][2]uint64) {
-	for _, a := range []dwarf.Attr{dwarf.AttrCallAllCalls, dwarf.AttrCallAllTailCalls, attrGNUAllCallSites, attrGNUAllTailCallSites} {
-		if v, _ := e.Val(a).(bool); v {
-			if c.complete == nil {
-				c.complete = map[int32]bool{}
-			}
-			c.complete[idx] = true
-			break
+func (c *unitCalls) noteSubprogram(a *dieAttrs, idx int32, low uint64, rs [][2]uint64) {
+	if a.callAll {
+		if c.complete == nil {
+			c.complete = map[int32]bool{}
 		}
+		c.complete[idx] = true
 	}
 	// gdb 13's entry_pc: the low pc of a contiguous block, else the start
 	// of the first range listed (not the lowest: a hot/cold split function
 	// lists its hot part first).
-	if _, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+	if a.pc.hasLow {
 		return
 	}
 	for _, rg := range rs {
@@ -83,27 +82,26 @@ func (c *unitCalls) noteSubprogram(e *dwarf.Entry, idx int32, low uint64, rs [][
 
 // noteCallSite records a call site DIE while its unit is decoded. Like
 // gdb's read_call_site_scope, one without a return pc is ignored.
-func (c *unitCalls) noteCallSite(e *dwarf.Entry, idx int32) {
+func (c *unitCalls) noteCallSite(a *dieAttrs, idx int32) {
 	if len(c.sites) >= maxCallSitesPerUnit {
 		return
 	}
-	pc, ok := e.Val(dwarf.AttrCallReturnPC).(uint64)
+	pc, ok := a.returnPC, a.hasReturnPC
 	if !ok {
-		if pc, ok = e.Val(dwarf.AttrLowpc).(uint64); !ok {
+		if pc, ok = a.pc.low, a.pc.hasLow; !ok {
 			return
 		}
 	}
-	cs := callSite{returnPC: pc, die: idx, fn: -1}
-	for _, a := range []dwarf.Attr{dwarf.AttrCallTailCall, attrGNUTailCall} {
-		if v, _ := e.Val(a).(bool); v {
-			cs.tail = true
-		}
-	}
-	// The first of these present names the callee; only a reference can be
-	// followed without the caller's registers.
-	for _, a := range []dwarf.Attr{dwarf.AttrCallTarget, attrGNUCallSiteTarget, dwarf.AttrCallOrigin, dwarf.AttrAbstractOrigin} {
-		if f := e.AttrField(a); f != nil {
-			cs.target, _ = f.Val.(dwarf.Offset)
+	cs := callSite{returnPC: pc, die: idx, fn: -1, tail: a.tail}
+	// The first of DW_AT_call_target, DW_AT_GNU_call_site_target,
+	// DW_AT_call_origin and DW_AT_abstract_origin present names the
+	// callee; only a reference can be followed without the caller's
+	// registers.
+	for i, v := range a.target {
+		if a.hasTarget[i] {
+			if v.class == valRef {
+				cs.target = dwarf.Offset(v.u)
+			}
 			break
 		}
 	}
@@ -127,7 +125,7 @@ func (c *unitCalls) finish(t *unitTree) {
 			cs.fn = p
 		}
 	}
-	sort.SliceStable(c.sites, func(i, j int) bool { return c.sites[i].returnPC < c.sites[j].returnPC })
+	slices.SortStableFunc(c.sites, func(a, b callSite) int { return cmp.Compare(a.returnPC, b.returnPC) })
 }
 
 // at returns the first call site returning to pc, or nil.
@@ -274,22 +272,23 @@ func (t *unitTree) export(cs *callSite) CallSite {
 // of every range, any other definition by DW_AT_low_pc. A DIE without
 // valid addresses (an abstract instance) resolves to nothing.
 func (df *dwarfFile) callTarget(off dwarf.Offset) (addrs []uint64, name string) {
-	chain := df.entryChain(off)
+	chain := df.attrsChain(uint64(off))
 	if len(chain) == 0 {
 		return nil, ""
 	}
-	attr := func(a dwarf.Attr) *dwarf.Entry {
-		for _, e := range chain {
-			if e.AttrField(a) != nil {
-				return e
+	// first returns the first DIE of the chain that has an attribute.
+	first := func(has func(a *dieAttrs) bool) *chainedDIE {
+		for i := range chain {
+			if has(&chain[i].attrs) {
+				return &chain[i]
 			}
 		}
 		return nil
 	}
-	declared, _ := attrValue(attr(dwarf.AttrDeclaration), dwarf.AttrDeclaration).(bool)
-	if declared && attr(dwarf.AttrSpecification) == nil {
-		for _, a := range []dwarf.Attr{dwarf.AttrLinkageName, attrMIPSLinkageName} {
-			if s, _ := attrValue(attr(a), a).(string); s != "" {
+	decl := first(func(a *dieAttrs) bool { return a.hasDecl })
+	if decl != nil && decl.attrs.declaration && first(func(a *dieAttrs) bool { return a.hasSpec }) == nil {
+		if c := first(func(a *dieAttrs) bool { return a.linkage != 0 }); c != nil {
+			if s := df.str(c.attrs.linkage); s != "" {
 				return nil, s
 			}
 		}
@@ -297,14 +296,16 @@ func (df *dwarfFile) callTarget(off dwarf.Offset) (addrs []uint64, name string) 
 		// which for C++ carries the parameter list ("pthread_join(unsigned
 		// long, void**)" for an extern "C" declaration) and matches no
 		// symbol: the target stays unknown, and so do tail calls behind it.
-		if s, _ := attrValue(attr(dwarf.AttrName), dwarf.AttrName).(string); s != "" && !df.isCPlusPlusAt(off) {
-			return nil, s
+		if c := first(func(a *dieAttrs) bool { return a.name != 0 }); c != nil {
+			if s := df.str(c.attrs.name); s != "" && !df.isCPlusPlusAt(off) {
+				return nil, s
+			}
 		}
 		return nil, ""
 	}
-	if e := attr(dwarf.AttrRanges); e != nil {
-		rs, err := df.safeRanges(e)
-		if err != nil {
+	if c := first(func(a *dieAttrs) bool { return a.pc.hasRangesAttr }); c != nil {
+		rs, ok := df.appendRanges(nil, &c.attrs.pc, &c.rctx)
+		if !ok {
 			return nil, ""
 		}
 		for _, rg := range rs {
@@ -314,18 +315,20 @@ func (df *dwarfFile) callTarget(off dwarf.Offset) (addrs []uint64, name string) 
 		}
 		return addrs, ""
 	}
-	low, okLow := attrValue(attr(dwarf.AttrLowpc), dwarf.AttrLowpc).(uint64)
-	if !okLow || low == 0 {
+	lc := first(func(a *dieAttrs) bool { return a.pc.hasLow })
+	if lc == nil || lc.attrs.pc.low == 0 {
 		return nil, ""
 	}
+	low := lc.attrs.pc.low
 	var high uint64
-	switch v := attrValue(attr(dwarf.AttrHighpc), dwarf.AttrHighpc).(type) {
-	case uint64:
-		high = v
-	case int64: // DWARF 4+: an offset from the low pc
-		high = low + uint64(v)
-	default:
+	hc := first(func(a *dieAttrs) bool { return a.pc.highKind != highNone })
+	switch {
+	case hc == nil:
 		return nil, ""
+	case hc.attrs.pc.highKind == highAddr:
+		high = hc.attrs.pc.high
+	default: // DWARF 4+: an offset from the low pc
+		high = low + hc.attrs.pc.high
 	}
 	if high <= low {
 		return nil, ""
@@ -339,61 +342,33 @@ func (df *dwarfFile) isCPlusPlusAt(off dwarf.Offset) bool {
 	if !ok {
 		return false
 	}
-	t, err := df.tree(u)
-	return err == nil && isCPlusPlus(t.lang)
+	ud, err := df.readUnitDIE(df.units[u], false)
+	return err == nil && isCPlusPlus(ud.attrs.lang)
 }
 
-func attrValue(e *dwarf.Entry, a dwarf.Attr) any {
-	if e == nil {
-		return nil
-	}
-	return e.Val(a)
+// chainedDIE is one DIE of a DW_AT_specification / DW_AT_abstract_origin
+// chain, with what its unit says its ranges are read with.
+type chainedDIE struct {
+	attrs dieAttrs
+	rctx  unitRangeCtx
 }
 
-// entryChain reads the DIE at off and the DIEs its DW_AT_specification and
+// attrsChain reads the DIE at off and the DIEs its DW_AT_specification and
 // DW_AT_abstract_origin lead to, as gdb's dwarf2_attr searches them.
-func (df *dwarfFile) entryChain(off dwarf.Offset) []*dwarf.Entry {
-	var chain []*dwarf.Entry
+func (df *dwarfFile) attrsChain(off uint64) []chainedDIE {
+	var chain []chainedDIE
 	for len(chain) < maxRefChain && off != 0 {
-		e := df.entryAt(off)
-		if e == nil {
+		attrs, rctx, ok := df.readDIEAt(off)
+		if !ok {
 			break
 		}
-		chain = append(chain, e)
-		next, _ := e.Val(dwarf.AttrSpecification).(dwarf.Offset)
-		if next == 0 {
-			next, _ = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		chain = append(chain, chainedDIE{attrs, rctx})
+		off = attrs.spec
+		if off == 0 {
+			off = attrs.origin
 		}
-		off = next
 	}
 	return chain
-}
-
-// entryAt reads the one DIE at off; nil if it cannot be read.
-func (df *dwarfFile) entryAt(off dwarf.Offset) (e *dwarf.Entry) {
-	defer func() {
-		if recover() != nil {
-			e = nil
-		}
-	}()
-	r := df.data.Reader()
-	r.Seek(off)
-	e, err := r.Next()
-	if err != nil || e == nil || e.Offset != off {
-		return nil
-	}
-	return e
-}
-
-// safeRanges is dwarf.Data.Ranges that turns a panic on hostile input into
-// an error.
-func (df *dwarfFile) safeRanges(e *dwarf.Entry) (rs [][2]uint64, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			rs, err = nil, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(e.Offset), Msg: "malformed ranges"}
-		}
-	}()
-	return df.data.Ranges(e)
 }
 
 // symbolByName looks a symbol up by name in the module's symbol tables

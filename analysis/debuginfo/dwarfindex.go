@@ -1,7 +1,6 @@
 package debuginfo
 
 import (
-	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -16,10 +15,12 @@ const maxUnits = 1 << 22
 // line table of a unit only when a looked-up pc falls in it.
 type dwarfFile struct {
 	obj  *Object
-	data *dwarf.Data
 	bo   binary.ByteOrder
 	line []byte
 	strs lineStrings
+	sec  dwarfSections
+
+	abbrevCache map[abbrevKey]*abbrevTable // guarded by mu
 
 	indexOnce sync.Once
 	units     []unitHeader
@@ -48,6 +49,14 @@ type unitHeader struct {
 	is64   bool
 	asize  int
 	dwoID  uint64 // skeleton and split units (DWARF 5)
+
+	abbrevOff uint64 // debug_abbrev_offset
+}
+
+// dwarfSections are the sections decodeUnit reads DIEs and their strings,
+// addresses and ranges from (nil where absent).
+type dwarfSections struct {
+	info, abbrev, str, lineStr, strOffsets, addr, ranges, rnglists []byte
 }
 
 type unitRange struct {
@@ -65,14 +74,9 @@ const (
 	utSplitTU  = 0x06
 )
 
-// openDWARF builds the debug/dwarf reader over the object's (mapped or
-// decompressed) sections. It reads unit headers and abbreviations only.
-func openDWARF(o *Object) (df *dwarfFile, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			df, err = nil, &FormatError{Path: o.path, Section: ".debug_info", Msg: fmt.Sprintf("malformed DWARF: %v", r)}
-		}
-	}()
+// openDWARF finds the object's (mapped or decompressed) DWARF sections.
+// Nothing is read until a lookup needs it.
+func openDWARF(o *Object) (*dwarfFile, error) {
 	sec := func(name string) []byte {
 		d, _, _ := o.Section(name)
 		return d
@@ -81,23 +85,16 @@ func openDWARF(o *Object) (df *dwarfFile, err error) {
 	if info == nil {
 		return nil, nil
 	}
-	d, err := dwarf.New(sec(".debug_abbrev"), nil, nil, info, sec(".debug_line"), nil, sec(".debug_ranges"), sec(".debug_str"))
-	if err != nil {
+	if units, err := parseUnitHeaders(info, o.elf.ByteOrder); len(units) == 0 && err != nil {
 		return nil, fmt.Errorf("%s: %w", o.path, err)
 	}
-	for _, name := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists", ".debug_loclists"} {
-		if b := sec(name); b != nil {
-			if err := d.AddSection(name, b); err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", o.path, name, err)
-			}
-		}
-	}
 	return &dwarfFile{
-		obj:     o,
-		data:    d,
-		bo:      o.elf.ByteOrder,
-		line:    sec(".debug_line"),
-		strs:    lineStrings{lineStr: sec(".debug_line_str"), str: sec(".debug_str"), strOffsets: sec(".debug_str_offsets")},
+		obj:  o,
+		bo:   o.elf.ByteOrder,
+		line: sec(".debug_line"),
+		strs: lineStrings{lineStr: sec(".debug_line_str"), str: sec(".debug_str"), strOffsets: sec(".debug_str_offsets")},
+		sec: dwarfSections{info: info, abbrev: sec(".debug_abbrev"), str: sec(".debug_str"), lineStr: sec(".debug_line_str"),
+			strOffsets: sec(".debug_str_offsets"), addr: sec(".debug_addr"), ranges: sec(".debug_ranges"), rnglists: sec(".debug_rnglists")},
 		decoded: map[int]*unitTree{},
 	}, nil
 }
@@ -126,7 +123,7 @@ func parseUnitHeaders(info []byte, bo binary.ByteOrder) ([]unitHeader, error) {
 		case u.vers == 5:
 			u.utype = c.u8()
 			u.asize = int(c.u8())
-			c.offset(is64) // debug_abbrev_offset
+			u.abbrevOff = c.offset(is64)
 			switch u.utype {
 			case utSkeleton, utSplitCU:
 				u.dwoID = c.u64()
@@ -136,7 +133,7 @@ func parseUnitHeaders(info []byte, bo binary.ByteOrder) ([]unitHeader, error) {
 			}
 		case u.vers >= 2 && u.vers <= 4:
 			u.utype = utCompile
-			c.offset(is64)
+			u.abbrevOff = c.offset(is64)
 			u.asize = int(c.u8())
 		default:
 			u.utype = 0 // unknown version: skipped
@@ -160,12 +157,13 @@ func (df *dwarfFile) index() error {
 		if b, _, ok := df.obj.Section(".debug_aranges"); ok {
 			ar = parseAranges(b, df.bo)
 		}
-		r := df.data.Reader()
 		for i, u := range df.units {
 			if u.utype != utCompile && u.utype != utPartial && u.utype != utSkeleton {
 				continue
 			}
-			rs := df.unitRanges(r, u)
+			rs := df.unitRanges(u)
+			// Only the unit's first DIE was read; its page need not stay.
+			df.obj.release(info[u.off:u.end])
 			if len(rs) == 0 {
 				rs = ar[u.off]
 			}
@@ -187,19 +185,13 @@ func (df *dwarfFile) index() error {
 }
 
 // unitRanges reads one unit's top DIE (no children) and its address ranges.
-func (df *dwarfFile) unitRanges(r *dwarf.Reader, u unitHeader) (rs [][2]uint64) {
-	defer func() {
-		if recover() != nil {
-			rs = nil
-		}
-	}()
-	r.Seek(dwarf.Offset(u.dieOff))
-	e, err := r.Next()
-	if err != nil || e == nil {
+func (df *dwarfFile) unitRanges(u unitHeader) [][2]uint64 {
+	ud, err := df.readUnitDIE(u, false)
+	if err != nil {
 		return nil
 	}
-	rs, err = df.data.Ranges(e)
-	if err != nil {
+	rs, ok := df.appendRanges(nil, &ud.attrs.pc, &ud.rctx)
+	if !ok {
 		return nil
 	}
 	return rs

@@ -45,28 +45,9 @@ type lineStrings struct {
 	strOffBase uint64 // the unit's DW_AT_str_offsets_base
 }
 
-// Line number program forms (DWARF 5 §7.5.6) and content types (§6.2.4.1).
+// Line number program content types (DWARF 5 §6.2.4.1) and opcodes; the
+// forms of its entry formats are abbrev.go's.
 const (
-	formBlock2    = 0x03
-	formBlock4    = 0x04
-	formData2     = 0x05
-	formData4     = 0x06
-	formData8     = 0x07
-	formString    = 0x08
-	formBlock     = 0x09
-	formBlock1    = 0x0a
-	formData1     = 0x0b
-	formSdata     = 0x0d
-	formStrp      = 0x0e
-	formUdata     = 0x0f
-	formStrpSup   = 0x1d
-	formData16    = 0x1e
-	formLineStrp  = 0x1f
-	formStrx      = 0x1a
-	formStrx1     = 0x25
-	formStrx2     = 0x26
-	formStrx3     = 0x27
-	formStrx4     = 0x28
 	lnctPath      = 1
 	lnctDirIndex  = 2
 	lnsCopy       = 1
@@ -167,10 +148,17 @@ func (p *lineProgram) readV4Entries(c *cursor) {
 func (p *lineProgram) readV5Entries(c *cursor, dwarf64 bool, strs lineStrings) {
 	readTable := func(emit func(path string, dir uint64)) {
 		nfmt := int(c.u8())
-		type pair struct{ lnct, form uint64 }
+		type pair struct {
+			lnct uint64
+			form form
+		}
 		formats := make([]pair, 0, nfmt)
 		for i := 0; i < nfmt && c.err == nil; i++ {
-			formats = append(formats, pair{c.uleb(), c.uleb()})
+			lnct, fm := c.uleb(), c.uleb()
+			if fm > 0xffff {
+				c.fail(fmt.Sprintf("unknown form %#x in a line table header", fm))
+			}
+			formats = append(formats, pair{lnct, form(fm)})
 		}
 		count := c.uleb()
 		if count > maxLineFiles {
@@ -198,21 +186,21 @@ func (p *lineProgram) readV5Entries(c *cursor, dwarf64 bool, strs lineStrings) {
 
 // readLineForm reads one attribute value of a line header entry, returning
 // its string (for string forms) or its constant.
-func readLineForm(c *cursor, form uint64, dwarf64 bool, strs lineStrings) (string, uint64) {
-	switch form {
+func readLineForm(c *cursor, fm form, dwarf64 bool, strs lineStrings) (string, uint64) {
+	switch fm {
 	case formString:
 		return c.cstr(), 0
 	case formLineStrp, formStrp, formStrpSup:
 		off := c.offset(dwarf64)
 		sec := strs.str
-		if form == formLineStrp {
+		if fm == formLineStrp {
 			sec = strs.lineStr
 		}
 		s, _ := stringAt(sec, off)
 		return s, 0
 	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4:
 		var idx uint64
-		switch form {
+		switch fm {
 		case formStrx:
 			idx = c.uleb()
 		case formStrx1:
@@ -270,7 +258,7 @@ func readLineForm(c *cursor, form uint64, dwarf64 bool, strs lineStrings) (strin
 	case formBlock4:
 		c.skip(uint64(c.u32()))
 	default:
-		c.fail(fmt.Sprintf("unsupported form %#x in line table header", form))
+		c.fail(fmt.Sprintf("unsupported fm %#x in line table header", fm))
 	}
 	return "", 0
 }
@@ -286,6 +274,9 @@ func (p *lineProgram) run(c *cursor, minInst uint64, defaultIsStmt bool, lineBas
 		discr, curDiscr = false, 0
 	}
 	reset()
+	// Most rows take a one-byte special opcode and a few more bytes of
+	// column and file changes: one row per 3 bytes saves most regrowth.
+	p.rows = make([]lineRow, 0, min(c.left()/3+16, 1<<20))
 	emit := func() {
 		if len(p.rows) >= maxLineRows {
 			c.fail("too many line table rows")

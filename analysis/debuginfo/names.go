@@ -125,10 +125,10 @@ func functionName(r dieRef) string {
 	for _, c := range chain {
 		d := c.die()
 		if linkage == "" {
-			linkage = d.linkage
+			linkage = c.t.df.str(d.linkage)
 		}
 		if name == "" {
-			name = d.name
+			name = c.t.df.str(d.name)
 		}
 	}
 	// rustc has emitted invalid linkage names; gdb ignores those with '{'.
@@ -166,18 +166,19 @@ func qualifiedPrefix(chain []dieRef) string {
 	t := decl.t
 	for p := decl.die().parent; p >= 0 && len(parts) < 64; p = t.dies[p].parent {
 		d := &t.dies[p]
+		name := t.df.str(d.name)
 		switch d.tag {
 		case dwarf.TagNamespace:
-			if d.name == "" {
+			if name == "" {
 				parts = append(parts, "(anonymous namespace)")
 			} else {
-				parts = append(parts, d.name)
+				parts = append(parts, name)
 			}
 		case dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagInterfaceType:
-			if d.name == "" {
+			if name == "" {
 				return joinReversed(parts)
 			}
-			parts = append(parts, d.name)
+			parts = append(parts, name)
 		default:
 			return joinReversed(parts)
 		}

@@ -1,7 +1,6 @@
 package debuginfo
 
 import (
-	"debug/dwarf"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -106,28 +105,21 @@ func (e *MissingDWOError) Error() string {
 }
 
 // readSkeleton reads the skeleton unit's top DIE and dwo_id.
-func (df *dwarfFile) readSkeleton(u unitHeader) (sk skeleton, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: fmt.Sprintf("malformed skeleton unit: %v", r)}
-		}
-	}()
-	r := df.data.Reader()
-	r.Seek(dwarf.Offset(u.dieOff))
-	e, err := r.Next()
-	if err != nil || e == nil {
-		return sk, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: "unreadable skeleton unit"}
+func (df *dwarfFile) readSkeleton(u unitHeader) (skeleton, error) {
+	ud, err := df.readUnitDIE(u, false)
+	if err != nil {
+		return skeleton{}, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: "unreadable skeleton unit"}
 	}
-	sk.dwoName, _ = e.Val(dwarf.AttrDwoName).(string)
-	sk.compDir, _ = e.Val(dwarf.AttrCompDir).(string)
-	if v, ok := e.Val(dwarf.AttrAddrBase).(int64); ok && v >= 0 {
-		sk.addrBase = uint64(v)
+	sk := skeleton{
+		dwoName:  df.str(ud.attrs.dwoName),
+		compDir:  df.str(ud.attrs.compDir),
+		addrBase: nonNegative(ud.attrs.addrBase),
+		stmtList: -1,
+		dwoID:    u.dwoID,
 	}
-	sk.stmtList = -1
-	if v, ok := e.Val(dwarf.AttrStmtList).(int64); ok {
-		sk.stmtList = v
+	if ud.attrs.hasStmtList {
+		sk.stmtList = ud.attrs.stmtList
 	}
-	sk.dwoID = u.dwoID
 	if sk.dwoName == "" {
 		return sk, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: "skeleton unit without DW_AT_dwo_name"}
 	}
@@ -163,12 +155,7 @@ func (df *dwarfFile) dwoCandidates(sk skeleton) []string {
 
 // decodeSplitUnit decodes the split unit with sk's dwo_id in the .dwo o;
 // nil, nil if o has no such unit.
-func (df *dwarfFile) decodeSplitUnit(o *Object, sk skeleton) (t *unitTree, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			t, err = nil, &FormatError{Path: o.path, Section: ".debug_info.dwo", Msg: fmt.Sprintf("malformed split unit: %v", r)}
-		}
-	}()
+func (df *dwarfFile) decodeSplitUnit(o *Object, sk skeleton) (*unitTree, error) {
 	sec := func(name string) []byte {
 		d, _, _ := o.Section(name)
 		return d
@@ -177,35 +164,22 @@ func (df *dwarfFile) decodeSplitUnit(o *Object, sk skeleton) (t *unitTree, err e
 	if info == nil {
 		return nil, errors.New("no .debug_info.dwo")
 	}
-	d, err := dwarf.New(sec(".debug_abbrev.dwo"), nil, nil, info, nil, nil, nil, sec(".debug_str.dwo"))
-	if err != nil {
-		return nil, err
-	}
+	// Index forms in a split unit are relative to the start of the .dwo's
+	// offset tables (after their DWARF 5 headers: length, version,
+	// padding, and for range lists address size, segment selector size
+	// and offset count, §7.26, §7.28) and, for addresses, to the
+	// skeleton's DW_AT_addr_base in the binary's .debug_addr (§3.1.3).
+	secs := dwarfSections{info: info, abbrev: sec(".debug_abbrev.dwo"), str: sec(".debug_str.dwo"),
+		strOffsets: skipOffsetsHeader(sec(".debug_str_offsets.dwo"), 8),
+		rnglists:   skipOffsetsHeader(sec(".debug_rnglists.dwo"), 12)}
 	if addr, _, ok := df.obj.Section(".debug_addr"); ok && sk.addrBase <= uint64(len(addr)) {
-		if err := d.AddSection(".debug_addr", addr[sk.addrBase:]); err != nil {
-			return nil, err
-		}
-	}
-	// DWARF 5 headers: length, version, padding (and, for the lists,
-	// address size, segment selector size and offset count).
-	for _, s := range []struct {
-		name string
-		hdr  int
-	}{{".debug_str_offsets", 8}, {".debug_rnglists", 12}, {".debug_loclists", 12}} {
-		b := sec(s.name + ".dwo")
-		if b == nil {
-			continue
-		}
-		b = skipOffsetsHeader(b, s.hdr)
-		if err := d.AddSection(s.name, b); err != nil {
-			return nil, err
-		}
+		secs.addr = addr[sk.addrBase:]
 	}
 	units, err := parseUnitHeaders(info, o.elf.ByteOrder)
 	if err != nil && len(units) == 0 {
 		return nil, err
 	}
-	sdf := &dwarfFile{obj: o, data: d, bo: o.elf.ByteOrder, line: df.line, strs: df.strs, decoded: map[int]*unitTree{}}
+	sdf := &dwarfFile{obj: o, bo: o.elf.ByteOrder, line: df.line, strs: df.strs, sec: secs, decoded: map[int]*unitTree{}}
 	sdf.indexOnce.Do(func() { sdf.units = units })
 	for i, u := range units {
 		if u.utype != utSplitCU || (sk.dwoID != 0 && u.dwoID != sk.dwoID) {

@@ -1,8 +1,11 @@
 package debuginfo
 
 import (
+	"cmp"
 	"debug/dwarf"
-	"fmt"
+	"encoding/binary"
+	"math"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -40,14 +43,14 @@ type die struct {
 	parent   int32
 	depth    int32
 	tag      dwarf.Tag
-	name     string
-	linkage  string
+	name     strRef // read with dwarfFile.str when needed
+	linkage  strRef
 	origin   dwarf.Offset // DW_AT_abstract_origin, 0 if none
 	spec     dwarf.Offset // DW_AT_specification, 0 if none
 	low      uint64       // lowest address / DW_AT_low_pc / DW_AT_entry_pc
-	callFile int64
-	callLine int64
-	callCol  int64
+	callFile int32        // DW_AT_call_file, -1 if out of range
+	callLine int32
+	callCol  int32
 	external bool
 }
 
@@ -56,29 +59,40 @@ type rangedDIE struct {
 	die    int32
 }
 
-// decodeUnit reads all DIEs of a unit.
-func decodeUnit(df *dwarfFile, u unitHeader) (t *unitTree, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			t, err = nil, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: fmt.Sprintf("malformed unit: %v", r)}
-		}
-	}()
-	t = &unitTree{df: df, hdr: u, stmtList: -1}
-	r := df.data.Reader()
-	r.Seek(dwarf.Offset(u.dieOff))
-	var stack []int32 // open parents
-	for len(t.dies) < maxDIEsPerUnit {
-		e, err := r.Next()
-		if err != nil {
-			if len(t.dies) == 0 {
-				return nil, err
-			}
-			break // keep what we decoded: a partial unit is better than none
-		}
-		if e == nil || uint64(e.Offset) >= u.end {
+// maxDIEDepth caps the nesting of DIEs decodeUnit follows.
+const maxDIEDepth = 1 << 12
+
+// decodeUnit reads the DIEs of a unit that frames need (keptTag) with a
+// walker of its own: the DIEs it drops cost one abbreviation lookup and a
+// skip, their subtrees one jump where DW_AT_sibling gives it, and strings
+// are read only when a frame's name needs them.
+func decodeUnit(df *dwarfFile, u unitHeader) (*unitTree, error) {
+	ud, err := df.readUnitDIE(u, true)
+	if err != nil {
+		return nil, err
+	}
+	t := &unitTree{df: df, hdr: u, stmtList: -1}
+	// Most DIEs of a unit are types, members and variables, which are
+	// dropped: one kept DIE per 40 bytes of the unit is a generous first
+	// guess (template-heavy C++ keeps one per 46).
+	t.dies = make([]die, 0, min((u.end-u.dieOff)/40+16, 1<<18))
+	r := &dieReader{b: df.sec.info, pos: int(u.dieOff), end: int(u.end), bo: df.bo, uf: u.format()}
+	var (
+		tab    = ud.tab
+		bases  = ud.bases
+		rctx   = ud.rctx
+		attrs  dieAttrs
+		stack  []int32 // open parents
+		rs     [][2]uint64
+		unitAt = u.off
+	)
+	for r.pos < r.end && len(t.dies) < maxDIEsPerUnit {
+		off := uint64(r.pos)
+		code := r.uleb()
+		if r.bad {
 			break
 		}
-		if e.Tag == 0 {
+		if code == 0 {
 			if len(stack) == 0 {
 				break
 			}
@@ -88,55 +102,50 @@ func decodeUnit(df *dwarfFile, u unitHeader) (t *unitTree, err error) {
 			}
 			continue
 		}
-		if len(t.dies) > 0 && !keptTag(e.Tag) {
+		a := tab.lookup(code)
+		if a == nil {
+			break // keep what we decoded: a partial unit is better than none
+		}
+		if len(t.dies) > 0 && !keptTag(a.tag) {
 			// Types, variables, parameters, members...: nothing a frame's
-			// name or inline chain needs. Skip them and what they contain
-			// (by DW_AT_sibling where the producer wrote it), so that big
-			// template-heavy units cost little.
-			if e.Children {
-				r.SkipChildren()
+			// name or inline chain needs. Skip them and what they contain.
+			sib := r.skipAttrs(a, unitAt)
+			if a.children && !r.bad {
+				r.skipChildren(tab, sib, unitAt)
 			}
 			continue
 		}
-		d := die{off: e.Offset, parent: -1, tag: e.Tag}
+		if len(t.dies) == 0 {
+			attrs, r.pos = ud.attrs, ud.next
+		} else {
+			r.readAttrs(df, a, unitAt, &bases, &attrs)
+			if r.bad {
+				break
+			}
+		}
+		d := die{off: dwarf.Offset(off), parent: -1, tag: a.tag, name: attrs.name, linkage: attrs.linkage,
+			origin: dwarf.Offset(attrs.origin), spec: dwarf.Offset(attrs.spec),
+			callFile: clampInt32(attrs.callFile, -1), callLine: clampInt32(attrs.callLine, 0), callCol: clampInt32(attrs.callCol, 0),
+			external: attrs.external}
 		if len(stack) > 0 {
 			d.parent = stack[len(stack)-1]
 			d.depth = int32(len(stack))
 		}
-		for _, f := range e.Field {
-			switch f.Attr {
-			case dwarf.AttrName:
-				d.name, _ = f.Val.(string)
-			case dwarf.AttrLinkageName, attrMIPSLinkageName:
-				d.linkage, _ = f.Val.(string)
-			case dwarf.AttrAbstractOrigin:
-				d.origin, _ = f.Val.(dwarf.Offset)
-			case dwarf.AttrSpecification:
-				d.spec, _ = f.Val.(dwarf.Offset)
-			case dwarf.AttrCallFile:
-				d.callFile, _ = f.Val.(int64)
-			case dwarf.AttrCallLine:
-				d.callLine, _ = f.Val.(int64)
-			case dwarf.AttrCallColumn:
-				d.callCol, _ = f.Val.(int64)
-			case dwarf.AttrExternal:
-				d.external, _ = f.Val.(bool)
-			}
-		}
 		idx := int32(len(t.dies))
 		if len(t.dies) == 0 {
-			t.lang, _ = e.Val(dwarf.AttrLanguage).(int64)
-			t.compDir, _ = e.Val(dwarf.AttrCompDir).(string)
-			t.name = d.name
-			if v, ok := e.Val(dwarf.AttrStmtList).(int64); ok {
-				t.stmtList = v
+			t.lang = attrs.lang
+			t.compDir = df.str(attrs.compDir)
+			t.name = df.str(attrs.name)
+			if attrs.hasStmtList {
+				t.stmtList = attrs.stmtList
 			}
-			if v, ok := e.Val(dwarf.AttrStrOffsetsBase).(int64); ok && v >= 0 {
+			if v, ok := attrs.strOffsetsBase.int64(); ok && v >= 0 {
 				t.strOffB = uint64(v)
 			}
 		}
-		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
-			if rs, err := df.data.Ranges(e); err == nil {
+		if a.tag == dwarf.TagSubprogram || a.tag == dwarf.TagInlinedSubroutine {
+			var ok bool
+			if rs, ok = df.appendRanges(rs[:0], &attrs.pc, &rctx); ok {
 				lowest := ^uint64(0)
 				for _, rg := range rs {
 					if rg[1] > rg[0] {
@@ -144,29 +153,39 @@ func decodeUnit(df *dwarfFile, u unitHeader) (t *unitTree, err error) {
 						lowest = min(lowest, rg[0])
 					}
 				}
-				if v, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
-					d.low = v
-				} else if v, ok := e.Val(dwarf.AttrEntrypc).(uint64); ok {
-					d.low = v
-				} else if lowest != ^uint64(0) {
+				switch {
+				case attrs.pc.hasLow:
+					d.low = attrs.pc.low
+				case attrs.pc.hasEntry:
+					d.low = attrs.pc.entry
+				case lowest != ^uint64(0):
 					d.low = lowest
 				}
-				if e.Tag == dwarf.TagSubprogram {
-					t.calls.noteSubprogram(e, idx, d.low, rs)
+				if a.tag == dwarf.TagSubprogram {
+					t.calls.noteSubprogram(&attrs, idx, d.low, rs)
 				}
 			}
 		}
-		if e.Tag == dwarf.TagCallSite || e.Tag == tagGNUCallSite {
-			t.calls.noteCallSite(e, idx)
+		if a.tag == dwarf.TagCallSite || a.tag == tagGNUCallSite {
+			t.calls.noteCallSite(&attrs, idx)
 		}
 		t.dies = append(t.dies, d)
-		if e.Children {
+		if a.children {
+			if len(stack) >= maxDIEDepth {
+				break
+			}
 			stack = append(stack, idx)
 		} else if len(stack) == 0 {
 			break // a unit DIE without children
 		}
 	}
-	sort.Slice(t.ranged, func(i, j int) bool { return t.ranged[i].lo < t.ranged[j].lo })
+	if cap(t.dies)-len(t.dies) > len(t.dies)/4+64 {
+		t.dies = slices.Clone(t.dies) // the cache keeps trees: no slack
+	}
+	// Everything the tree needs from the unit's bytes is in it now
+	// (DW_FORM_string names fault their page back in when read).
+	df.obj.release(df.sec.info[u.dieOff:u.end])
+	slices.SortFunc(t.ranged, func(a, b rangedDIE) int { return cmp.Compare(a.lo, b.lo) })
 	t.calls.finish(t)
 	t.maxHi = make([]uint64, len(t.ranged))
 	var m uint64
@@ -175,6 +194,58 @@ func decodeUnit(df *dwarfFile, u unitHeader) (t *unitTree, err error) {
 		t.maxHi[i] = m
 	}
 	return t, nil
+}
+
+// skipChildren skips the children of the DIE just read: to sib when its
+// DW_AT_sibling points forward within the unit, else DIE by DIE.
+func (r *dieReader) skipChildren(tab *abbrevTable, sib, unitOff uint64) {
+	if sib > uint64(r.pos) && sib <= uint64(r.end) {
+		r.pos = int(sib)
+		return
+	}
+	for depth := 1; depth > 0 && !r.bad; {
+		code := r.uleb()
+		if code == 0 {
+			depth--
+			continue
+		}
+		a := tab.lookup(code)
+		if a == nil {
+			r.fail()
+			return
+		}
+		sib := r.skipAttrs(a, unitOff)
+		if !a.children {
+			continue
+		}
+		if sib > uint64(r.pos) && sib <= uint64(r.end) {
+			r.pos = int(sib)
+			continue
+		}
+		depth++
+	}
+}
+
+// clampInt32 is v, or def when v does not fit an int32.
+func clampInt32(v int64, def int32) int32 {
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return def
+	}
+	return int32(v)
+}
+
+// programBytes is the line program at off in .debug_line, header
+// included, or nil.
+func programBytes(sec []byte, off uint64, bo binary.ByteOrder) []byte {
+	if off >= uint64(len(sec)) {
+		return nil
+	}
+	c := &cursor{section: ".debug_line", data: sec[off:], bo: bo}
+	length, _ := c.unitLength()
+	if c.err != nil || length > uint64(c.left()) {
+		return nil
+	}
+	return c.data[:uint64(c.off)+length]
 }
 
 // keptTag reports whether decodeUnit keeps DIEs of this tag: what holds
@@ -233,6 +304,7 @@ func (t *unitTree) lineTable() (*lineTable, error) {
 		// A truncated program still gives the rows before the damage.
 		t.linesErr = err
 		t.lines = buildLineTable(p, t.name, t.compDir)
+		t.df.obj.release(programBytes(t.df.line, uint64(t.stmtList), t.df.bo))
 	})
 	return t.lines, t.linesErr
 }
