@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	_ "embed"
 	"errors"
 	"flag"
@@ -28,13 +27,20 @@ func init() { commands["demo"] = cmdDemo }
 func cmdDemo(args []string, stdout, _ io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	jsonOut := fs.Bool("json", false, "print the crash model as JSON")
+	format := fs.String("format", "markdown", "report format: markdown, text or json")
+	jsonOut := fs.Bool("json", false, "print the crash model as JSON (same as --format json)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 0 {
 		return usageError{errors.New("demo takes no arguments")}
+	}
+	if *jsonOut {
+		*format = "json"
+	}
+	if *format != "markdown" && *format != "text" && *format != "json" {
+		return usageError{fmt.Errorf("unknown --format %q (markdown, text or json)", *format)}
 	}
 	dir, err := os.MkdirTemp("", "faultline-demo-")
 	if err != nil {
@@ -49,19 +55,18 @@ func cmdDemo(args []string, stdout, _ io.Writer) error {
 	if err := os.WriteFile(core, demoCore, 0o644); err != nil {
 		return err
 	}
-	c, err := analysis.Open(core, analysis.Options{Exe: exe})
+	// The bundled crash needs nothing from the network.
+	c, err := analysis.Open(core, analysis.Options{Exe: exe, Offline: true})
 	if err != nil {
 		return fmt.Errorf("analyzing the bundled crash: %w", err)
 	}
 	// Report the bundled names, not the temporary directory.
 	c.Dump.Path = "demo.core.gz (bundled)"
-	if *jsonOut {
+	switch *format {
+	case "json":
 		return report.JSON(stdout, c)
+	case "text":
+		return report.Text(stdout, c)
 	}
-	var b bytes.Buffer
-	if err := report.Text(&b, c); err != nil {
-		return err
-	}
-	_, err = stdout.Write(b.Bytes())
-	return err
+	return report.Markdown(stdout, c, "")
 }

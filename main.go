@@ -29,7 +29,8 @@ usage:
                                  run a job with crash capture on, and analyze what it leaves
   faultline hang PID             all-thread stacks of a live, hung process
   faultline explain-exit CODE    what a shell exit status means (139, 134, 137, ...)
-  faultline demo [--json]        analyze the bundled crash (a static program and its core)
+  faultline demo [--format markdown|text|json]
+                                 analyze the bundled crash (a static program and its core)
   faultline serve [--log FILE]   language server over stdio (VS Code, Neovim, ...)
   faultline version
 

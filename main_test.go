@@ -16,7 +16,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo exited %d: %s", code, errOut.String())
 	}
 	report := out.String()
-	for _, want := range []string{"SIGSEGV", "Thread", "demo.c:"} {
+	for _, want := range []string{"SIGSEGV", "null-deref", "record_timeout", "demo.c:"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("demo report lacks %q:\n%s", want, report)
 		}
