@@ -67,7 +67,7 @@ func TestLinkMapWithoutNTFile(t *testing.T) {
 				dirs = append(dirs, a)
 			}
 			core := filepath.Join(t.TempDir(), c.Name+".core")
-			gunzipIssue3Core(t, filepath.Join(corpus, c.Core), core)
+			gunzipTo(t, filepath.Join(corpus, c.Core), core)
 			opt := analysis.Options{Exe: bin, SearchDirs: dirs, Offline: true}
 			want, err := analysis.Open(core, opt)
 			if err != nil {

@@ -2,10 +2,8 @@ package analysis_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +53,7 @@ func lookupFile(parts ...string) string {
 func lookupCore(t *testing.T, name string) string {
 	t.Helper()
 	core := filepath.Join(t.TempDir(), name+".core")
-	gunzipIssue3Core(t, lookupFile("cores", name+".core.gz"), core)
+	gunzipTo(t, lookupFile("cores", name+".core.gz"), core)
 	return core
 }
 
@@ -177,28 +175,5 @@ func TestMiniDebugInfo(t *testing.T) {
 		if m.Path == got.Dump.Executable && m.Symbols != "symtab" {
 			t.Errorf("executable symbols %q, want symtab (from .gnu_debugdata)", m.Symbols)
 		}
-	}
-}
-
-// gunzipIssue3Core decompresses a checked-in core of the aarch64, link_map
-// and debug-info lookup tests.
-func gunzipIssue3Core(t *testing.T, src, dst string) {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
 	}
 }

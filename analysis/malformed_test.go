@@ -2,8 +2,6 @@ package analysis_test
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -12,25 +10,6 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis"
 )
-
-// readCore returns the uncompressed bytes of a corpus core.
-func readCore(t *testing.T, name string) []byte {
-	t.Helper()
-	f, err := os.Open(filepath.Join(corpus, "cores", name+".core.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestOpenDamagedCores: damaged real cores open with partial results and
 // problems, or fail with a clear error — never a panic or a hang.

@@ -2,10 +2,8 @@ package analysis_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,27 +61,6 @@ func checkSystemLibs(t *testing.T, c corpusCase) {
 			t.Fatalf("%s has build-id %s here but %s in the core: run testdata/native/gen.sh", l.Path, got, l.BuildID)
 		}
 	}
-}
-
-func gunzipTo(t *testing.T, src, dst string) {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
-	out.Close()
 }
 
 // gdbBacktrace runs the oracle: gdb's `thread apply all bt` on the same core.

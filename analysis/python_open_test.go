@@ -1,10 +1,8 @@
 package analysis_test
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,29 +58,6 @@ func interpreterMatches(t *testing.T, c pythonCase) bool {
 		}
 	}
 	return true
-}
-
-func gunzipCore(t *testing.T, src string) string {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), "core")
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
-	out.Close()
-	return dst
 }
 
 // pyFrame is a Python frame as faulthandler prints it: co_name, not
