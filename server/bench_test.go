@@ -27,9 +27,15 @@ func BenchmarkServer(b *testing.B) {
 }
 
 func benchOnce(b *testing.B) {
-	e := newEnv(b, map[string]any{}, server.Options{})
+	init := map[string]any{}
+	dir := os.Getenv("FAULTLINE_BENCH_CORPUS")
+	if dir != "" {
+		// The corpus's DWARF names its sources "src/unit_NNN.cpp".
+		init["sourceMap"] = map[string]string{"src/": filepath.Join(dir, "src") + "/"}
+	}
+	e := newEnv(b, init, server.Options{})
 	core, exe, label := filepath.Join(e.Folder, "cores/threads64.core.gz"), filepath.Join(e.Folder, "bin/threads64"), "threads64 (testdata)"
-	if dir := os.Getenv("FAULTLINE_BENCH_CORPUS"); dir != "" {
+	if dir != "" {
 		core, exe, label = filepath.Join(dir, "cores/1g/core"), filepath.Join(dir, "bigjob"), "benchmark corpus 1 GiB core"
 	}
 	start := time.Now()
