@@ -17,8 +17,10 @@ const maxIndexedFiles = 200_000
 // resolver maps a frame's source file (a DWARF name, often relative to an
 // unknown compilation directory or under a build machine's prefix) to a file
 // on this machine. In order: the checkout the sources engine found
-// (Frame.Source), sourceMap prefix rules, the absolute path itself, the name
-// joined to each workspace folder and to the cache directory, and finally
+// (Frame.Source), sourceMap prefix rules, an absolute path inside the
+// workspace, a workspace file with the same directory and name as an
+// absolute path elsewhere, that absolute path itself, the name joined to
+// each workspace folder and to the cache directory, and finally
 // the workspace file sharing the longest path suffix with the name, so
 // "/build/x/src/lib/a.cpp" finds "<folder>/src/lib/a.cpp" with no setting.
 type resolver struct {
@@ -90,6 +92,15 @@ func (r *resolver) lookup(name, source string) string {
 		}
 	}
 	if filepath.IsAbs(clean) {
+		if isFile(clean) && r.inWorkspace(clean) {
+			return clean
+		}
+		// A copy of the file in the workspace (same directory and name)
+		// wins over the build path: the user opened the tree they read,
+		// and the build path on this machine may be another, older copy.
+		if p, score := r.bySuffixScore(clean); score >= 2 {
+			return p
+		}
 		if isFile(clean) {
 			return clean
 		}
@@ -106,6 +117,23 @@ func (r *resolver) lookup(name, source string) string {
 // bySuffix finds the indexed file sharing the most trailing path elements
 // with name (at least the base name); ties go to the shortest path.
 func (r *resolver) bySuffix(name string) string {
+	p, _ := r.bySuffixScore(name)
+	return p
+}
+
+// inWorkspace reports whether p lies under a workspace folder or the cache.
+func (r *resolver) inWorkspace(p string) bool {
+	for _, root := range r.roots {
+		if _, ok := cutPathPrefix(p, filepath.Clean(root)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// bySuffixScore is bySuffix with the number of trailing path elements the
+// best file shares with name.
+func (r *resolver) bySuffixScore(name string) (string, int) {
 	if r.index == nil {
 		r.index = indexFiles(r.roots)
 	}
@@ -122,7 +150,7 @@ func (r *resolver) bySuffix(name string) string {
 			best, bestScore = cand, score
 		}
 	}
-	return best
+	return best, bestScore
 }
 
 // indexFiles lists regular files under roots by base name, skipping VCS,
