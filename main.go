@@ -35,6 +35,7 @@ usage:
   faultline version
 
 OPEN FLAGS: --exe EXE  --sysroot DIR  --debug-dir DIR...  --solib-dir DIR...  --offline
+            --debuginfod URL...  --debuginfod-cache DIR  --debuginfod-timeout DUR
 `
 
 func main() {
