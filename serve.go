@@ -49,7 +49,7 @@ func cmdServe(args []string, _, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	srv := server.New(server.Options{Logger: log, Version: version()})
+	srv := server.New(server.Options{Logger: log, Version: version(), Values: server.SessionValues})
 	err := srv.Serve(ctx, stdio{os.Stdin, os.Stdout})
 	if errors.Is(err, server.ErrExitWithoutShutdown) {
 		// LSP 3.17 §"Exit Notification": exit code 1 without a prior shutdown.

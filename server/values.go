@@ -1,5 +1,7 @@
 package server
 
+import "github.com/faultline-dev/faultline/analysis"
+
 // Value is an argument or local variable of a frame, as a debugger prints it.
 type Value struct {
 	Name string
@@ -20,4 +22,23 @@ type Value struct {
 // returns (hovers, inlay hints). Options.Values supplies one per session.
 type ValueReader interface {
 	FrameValues(thread, frame int) ([]Value, error)
+}
+
+// SessionValues is the ValueReader of an analysis session: the values
+// analysis.Session.FrameValues reads from the dump's DWARF and memory. It
+// is what `faultline serve` puts in Options.Values.
+func SessionValues(s *analysis.Session) ValueReader { return sessionValues{s} }
+
+type sessionValues struct{ s *analysis.Session }
+
+func (v sessionValues) FrameValues(thread, frame int) ([]Value, error) {
+	vals, err := v.s.FrameValues(thread, frame)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Value, len(vals))
+	for i, x := range vals {
+		out[i] = Value{Name: x.Name, Type: x.Type, Text: x.Text, Argument: x.Argument}
+	}
+	return out, nil
 }
