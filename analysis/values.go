@@ -18,7 +18,9 @@ type Value = debuginfo.Value
 // from the dump: the DWARF locations of the frame's function (or inlined
 // function) evaluated at its pc against the registers recovered for its
 // physical frame, its CFA and process memory. Registers the unwinder did
-// not recover make the values that live in them "<optimized out>".
+// not recover make the values that live in them "<optimized out>". A
+// frame without DWARF (a system library without its debug file, a
+// signal frame) has no values and no error.
 func (s *Session) FrameValues(threadID, frameIndex int) ([]Value, error) {
 	if s == nil || s.p == nil || s.Crash == nil {
 		return nil, errNoMemory
@@ -49,7 +51,7 @@ func (s *Session) FrameValues(threadID, frameIndex int) ([]Value, error) {
 	level := frameIndex - first
 	m := s.p.moduleAt(f.Addr)
 	if m == nil || m.symbols() == nil {
-		return nil, errors.New("no module with symbols at the frame's pc")
+		return nil, nil // no symbols for this frame: nothing to show
 	}
 	// A caller's pc is a return address: its call is the instruction
 	// before (as gdb's get_frame_address_in_block), except in the
@@ -66,7 +68,11 @@ func (s *Session) FrameValues(threadID, frameIndex int) ([]Value, error) {
 	if first == 0 && arch == unwind.AMD64 {
 		s.addVectorRegs(&fs.regs, threadID)
 	}
-	return m.symbols().FrameValues(pc, level, m.bias, fs)
+	vals, err := m.symbols().FrameValues(pc, level, m.bias, fs)
+	if errors.Is(err, debuginfo.ErrNoScope) {
+		return nil, nil // no DWARF for this frame: nothing to show
+	}
+	return vals, err
 }
 
 // frameState is a frame's registers, CFA and the process memory, for

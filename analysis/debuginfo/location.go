@@ -69,7 +69,7 @@ type locListCtx struct {
 	addr     []byte // .debug_addr
 }
 
-// findLoclists returns the expression that location list entries at off
+// findLocation returns the expression that location list entries at off
 // give for the link-time pc: .debug_loclists entries (DWARF 5) in sec
 // when vers >= 5, else .debug_loc's address pairs. It returns
 // errNoLocation when no entry covers pc.
@@ -487,11 +487,7 @@ func (c opContext) ReadMemory(addr uint64, size int) (uint64, error) {
 	if size < 1 || size > 8 {
 		return 0, fmt.Errorf("bad read size %d", size)
 	}
-	n, err := c.f.ReadMemory(addr, b[:size])
-	if n < size {
-		if err == nil {
-			err = errors.New("short read")
-		}
+	if n, _ := c.f.ReadMemory(addr, b[:size]); n < size {
 		return 0, fmt.Errorf("Cannot access memory at address 0x%x", addr)
 	}
 	return decodeUint(b[:size], c.bo), nil

@@ -24,7 +24,8 @@ type Value struct {
 // Optimized out, as gdb prints it.
 const optimizedOut = "<optimized out>"
 
-// ErrNoScope says no function's debugging information covers a pc.
+// ErrNoScope says no function's debugging information covers a pc (or
+// the module has no DWARF).
 var ErrNoScope = errors.New("no DWARF scope covers the pc")
 
 // FrameValues returns the arguments and locals of one inline level of a
@@ -40,7 +41,7 @@ var ErrNoScope = errors.New("no DWARF scope covers the pc")
 func (s *Symbols) FrameValues(pc uint64, level int, bias uint64, fs FrameState) ([]Value, error) {
 	df := s.dwarfData()
 	if df == nil {
-		return nil, errors.New("no DWARF")
+		return nil, ErrNoScope
 	}
 	var (
 		t     *unitTree
@@ -65,7 +66,7 @@ func (s *Symbols) FrameValues(pc uint64, level int, bias uint64, fs FrameState) 
 			break
 		}
 	}
-	if t == null || level < 0 || level >= len(chain) {
+	if t == nil || level < 0 || level >= len(chain) {
 		return nil, ErrNoScope
 	}
 	cache := map[int]*unitCtx{}
@@ -104,9 +105,6 @@ func (s *Symbols) FrameValues(pc uint64, level int, bias uint64, fs FrameState) 
 	}
 	return append(args, locals...), nil
 }
-
-// null is a nil *unitTree, for readability of the check above.
-var null *unitTree
 
 // inheritAbstract adds the variables of the abstract instance at origin
 // that the concrete instance's variables do not refer to (they were
