@@ -179,7 +179,7 @@ func TestNullInline(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, err := os.ReadFile(rep["path"])
-	if err != nil || !strings.Contains(string(text), "# "+want) || !strings.Contains(string(text), "value_of at null_inline.cpp:16") {
+	if err != nil || !strings.Contains(string(text), "# "+want) || !strings.Contains(string(text), "| **#0** | `value_of` (inlined) ← culprit | null_inline.cpp:16 |") {
 		t.Errorf("report %s: %v\n%s", rep["path"], err, text)
 	}
 	e.Await("report shown", func(c *fakeClient) bool {

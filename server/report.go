@@ -46,11 +46,10 @@ func (s *Server) writeReport(ctx context.Context) (string, error) {
 			}
 		}
 	}
-	b.WriteString("## Report\n\n```text\n")
-	if err := report.Text(&b, v.crash); err != nil {
+	// The same report `faultline analyze` prints (seed 000's structure).
+	if err := report.Markdown(&b, v.crash, ""); err != nil {
 		return "", err
 	}
-	b.WriteString("```\n")
 	name := strings.TrimSuffix(filepath.Base(v.crash.Dump.Path), ".gz") + ".md"
 	path := filepath.Join(dir, name)
 	tmp := path + ".tmp"
