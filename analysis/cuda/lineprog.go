@@ -2,6 +2,8 @@ package cuda
 
 import (
 	"fmt"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // DWARF line-number program opcodes (DWARF 2 §6.2.5, DWARF 4 §6.2.5.2-3)
@@ -76,117 +78,6 @@ type lineRow struct {
 	isStmt  bool
 }
 
-// byteReader is a bounds-checked little-endian cursor.
-type byteReader struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (r *byteReader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf(format, args...)
-	}
-	r.off = len(r.b)
-}
-
-func (r *byteReader) need(n int) bool {
-	if r.err != nil {
-		return false
-	}
-	if n < 0 || len(r.b)-r.off < n {
-		r.fail("truncated at offset %#x (need %d bytes)", r.off, n)
-		return false
-	}
-	return true
-}
-
-func (r *byteReader) u8() uint8 {
-	if !r.need(1) {
-		return 0
-	}
-	r.off++
-	return r.b[r.off-1]
-}
-
-func (r *byteReader) u16() uint16 {
-	if !r.need(2) {
-		return 0
-	}
-	r.off += 2
-	return le.Uint16(r.b[r.off-2:])
-}
-
-func (r *byteReader) u32() uint32 {
-	if !r.need(4) {
-		return 0
-	}
-	r.off += 4
-	return le.Uint32(r.b[r.off-4:])
-}
-
-func (r *byteReader) u64() uint64 {
-	if !r.need(8) {
-		return 0
-	}
-	r.off += 8
-	return le.Uint64(r.b[r.off-8:])
-}
-
-func (r *byteReader) uleb() uint64 {
-	var v uint64
-	var shift uint
-	for {
-		c := r.u8()
-		if r.err != nil {
-			return 0
-		}
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-}
-
-func (r *byteReader) sleb() int64 {
-	var v int64
-	var shift uint
-	for {
-		c := r.u8()
-		if r.err != nil {
-			return 0
-		}
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v
-		}
-	}
-}
-
-func (r *byteReader) cstring() string {
-	if r.err != nil {
-		return ""
-	}
-	for i := r.off; i < len(r.b); i++ {
-		if r.b[i] == 0 {
-			s := string(r.b[r.off:i])
-			r.off = i + 1
-			return s
-		}
-	}
-	r.fail("unterminated string at offset %#x", r.off)
-	return ""
-}
-
 // parseLineTables decodes every line-number program in a .debug_line
 // section. A damaged unit ends the walk; the units before it are kept and
 // the error says what was wrong.
@@ -205,57 +96,59 @@ func parseLineTables(sec []byte) ([]*lineTable, error) {
 
 // parseLineTable decodes the unit at off and returns the offset of the next.
 func parseLineTable(sec []byte, off uint64) (*lineTable, uint64, error) {
-	r := &byteReader{b: sec, off: int(off)}
-	unitLen := uint64(r.u32())
+	r := cursor.New(sec, le, 0)
+	r.Seek(int(min(off, uint64(len(sec)))))
+	unitLen := uint64(r.U32())
 	offSize := 4
 	if unitLen == 0xffffffff { // 64-bit DWARF (DWARF 3 §7.4)
-		unitLen = r.u64()
+		unitLen = r.U64()
 		offSize = 8
 	}
-	if r.err != nil {
-		return nil, 0, r.err
+	if r.Err() != nil {
+		return nil, 0, r.Err()
 	}
-	if unitLen > uint64(len(sec)-r.off) {
-		return nil, 0, fmt.Errorf("unit length %d runs past the section (%d bytes left)", unitLen, len(sec)-r.off)
+	if unitLen > uint64(len(sec)-r.Off) {
+		return nil, 0, fmt.Errorf("unit length %d runs past the section (%d bytes left)", unitLen, len(sec)-r.Off)
 	}
-	end := r.off + int(unitLen)
-	r.b = sec[:end] // nothing in this unit may read past its end
+	end := r.Off + int(unitLen)
+	r.Data = sec[:end] // nothing in this unit may read past its end
 	t := &lineTable{offset: off}
-	t.version = r.u16()
-	if r.err == nil && (t.version < 2 || t.version > 4) {
+	t.version = r.U16()
+	if r.Err() == nil && (t.version < 2 || t.version > 4) {
 		return nil, 0, fmt.Errorf("line table version %d not supported (cubins use 2)", t.version)
 	}
 	var headerLen uint64
 	if offSize == 8 {
-		headerLen = r.u64()
+		headerLen = r.U64()
 	} else {
-		headerLen = uint64(r.u32())
+		headerLen = uint64(r.U32())
 	}
-	if headerLen > uint64(end-r.off) {
+	if headerLen > uint64(end-r.Off) {
 		return nil, 0, fmt.Errorf("header length %d runs past the unit", headerLen)
 	}
-	progStart := r.off + int(headerLen)
-	minInst := uint64(r.u8())
+	progStart := r.Off + int(headerLen)
+	minInst := uint64(r.U8())
 	if t.version >= 4 {
-		r.u8() // maximum_operations_per_instruction: VLIW only, 1 on GPUs
+		r.U8() // maximum_operations_per_instruction: VLIW only, 1 on GPUs
 	}
-	defaultIsStmt := r.u8() != 0
-	lineBase := int64(int8(r.u8()))
-	lineRange := uint64(r.u8())
-	opcodeBase := r.u8()
-	if r.err == nil && lineRange == 0 {
+	defaultIsStmt := r.U8() != 0
+	lineBase := int64(int8(r.U8()))
+	lineRange := uint64(r.U8())
+	opcodeBase := r.U8()
+	if r.Err() == nil && lineRange == 0 {
 		return nil, 0, fmt.Errorf("line_range is 0")
 	}
 	stdLens := make([]uint8, 0, 16)
-	for i := 1; i < int(opcodeBase) && r.err == nil; i++ {
-		stdLens = append(stdLens, r.u8())
+	for i := 1; i < int(opcodeBase) && r.Err() == nil; i++ {
+		stdLens = append(stdLens, r.U8())
 	}
-	hdr := &byteReader{b: sec[:progStart], off: r.off}
-	if r.off > progStart {
+	hdr := cursor.New(sec[:progStart], le, 0)
+	hdr.Seek(r.Off)
+	if r.Off > progStart {
 		return nil, 0, fmt.Errorf("header fields run past header_length")
 	}
-	for hdr.err == nil {
-		d := hdr.cstring()
+	for hdr.Err() == nil {
+		d := hdr.CString()
 		if d == "" {
 			break
 		}
@@ -265,29 +158,29 @@ func parseLineTable(sec []byte, off uint64) (*lineTable, uint64, error) {
 		t.dirs = append(t.dirs, d)
 	}
 	t.files = []string{""}
-	for hdr.err == nil {
-		name := hdr.cstring()
+	for hdr.Err() == nil {
+		name := hdr.CString()
 		if name == "" {
 			break
 		}
-		dir := hdr.uleb()
-		hdr.uleb() // modification time
-		hdr.uleb() // length
+		dir := hdr.ULEB128()
+		hdr.ULEB128() // modification time
+		hdr.ULEB128() // length
 		if len(t.files) >= maxLineFiles {
 			return nil, 0, fmt.Errorf("more than %d file entries", maxLineFiles)
 		}
 		t.files = append(t.files, t.joinDir(dir, name))
 	}
-	if hdr.err != nil {
-		return nil, 0, fmt.Errorf("header: %v", hdr.err)
+	if hdr.Err() != nil {
+		return nil, 0, fmt.Errorf("header: %v", hdr.Err())
 	}
 	// NVIDIA: a 4-byte .debug_str base for the function names of this
 	// unit follows the file table (elfutils reads it when exactly 4 header
 	// bytes are left). nvlink sets it per unit when it merges .debug_str.
-	if progStart-hdr.off == 4 {
-		t.strBase = uint64(hdr.u32())
+	if progStart-hdr.Off == 4 {
+		t.strBase = uint64(hdr.U32())
 	}
-	r.off = progStart
+	r.Off = progStart
 	if err := t.run(r, minInst, defaultIsStmt, lineBase, lineRange, opcodeBase, stdLens); err != nil {
 		return t, 0, err
 	}
@@ -314,7 +207,7 @@ func (t *lineTable) fileName(i uint32) string {
 }
 
 // run executes the line-number program (DWARF 2 §6.2.5).
-func (t *lineTable) run(r *byteReader, minInst uint64, defaultIsStmt bool, lineBase int64, lineRange uint64,
+func (t *lineTable) run(r *cursor.Cursor, minInst uint64, defaultIsStmt bool, lineBase int64, lineRange uint64,
 	opcodeBase uint8, stdLens []uint8) error {
 	type state struct {
 		addr    uint64
@@ -356,8 +249,8 @@ func (t *lineTable) run(r *byteReader, minInst uint64, defaultIsStmt bool, lineB
 		seq.rows = append(seq.rows, row)
 		return nil
 	}
-	for r.off < len(r.b) && r.err == nil {
-		op := r.u8()
+	for r.Off < len(r.Data) && r.Err() == nil {
+		op := r.U8()
 		switch {
 		case op >= opcodeBase:
 			adj := uint64(op - opcodeBase)
@@ -367,13 +260,13 @@ func (t *lineTable) run(r *byteReader, minInst uint64, defaultIsStmt bool, lineB
 				return err
 			}
 		case op == 0:
-			n := r.uleb()
-			if n == 0 || n > uint64(len(r.b)-r.off) {
-				r.fail("extended opcode length %d at %#x", n, r.off)
+			n := r.ULEB128()
+			if n == 0 || n > uint64(len(r.Data)-r.Off) {
+				r.Fail("extended opcode length %d at %#x", n, r.Off)
 				break
 			}
-			next := r.off + int(n)
-			sub := r.u8()
+			next := r.Off + int(n)
+			sub := r.U8()
 			switch sub {
 			case lneEndSequence:
 				if err := emit(); err != nil {
@@ -384,15 +277,15 @@ func (t *lineTable) run(r *byteReader, minInst uint64, defaultIsStmt bool, lineB
 				seq = nil
 				st = reset()
 			case lneSetAddress:
-				at := uint64(r.off)
+				at := uint64(r.Off)
 				var a uint64
 				switch n - 1 {
 				case 8:
-					a = r.u64()
+					a = r.U64()
 				case 4:
-					a = uint64(r.u32())
+					a = uint64(r.U32())
 				default:
-					r.fail("DW_LNE_set_address with %d-byte operand", n-1)
+					r.Fail("DW_LNE_set_address with %d-byte operand", n-1)
 				}
 				st.addr = a
 				if seq == nil {
@@ -400,57 +293,57 @@ func (t *lineTable) run(r *byteReader, minInst uint64, defaultIsStmt bool, lineB
 					seq = &t.sequences[len(t.sequences)-1]
 				}
 			case lneDefineFile:
-				name := r.cstring()
-				dir := r.uleb()
+				name := r.CString()
+				dir := r.ULEB128()
 				if len(t.files) < maxLineFiles {
 					t.files = append(t.files, t.joinDir(dir, name))
 				}
 			case lneNVIDIAInlinedCall:
-				st.context = uint32(min(r.uleb(), 1<<31))
-				st.name = r.uleb()
+				st.context = uint32(min(r.ULEB128(), 1<<31))
+				st.name = r.ULEB128()
 				st.nameSet = true
 			case lneNVIDIASetFunctionName:
-				st.name = r.uleb()
+				st.name = r.ULEB128()
 				st.nameSet = true
 			}
 			// Skip what we did not read (discriminators, unknown vendor ops).
-			if r.err == nil {
-				if r.off > next {
-					r.fail("extended opcode %#x overran its length", sub)
+			if r.Err() == nil {
+				if r.Off > next {
+					r.Fail("extended opcode %#x overran its length", sub)
 				}
-				r.off = next
+				r.Off = next
 			}
 		case op == lnsCopy:
 			if err := emit(); err != nil {
 				return err
 			}
 		case op == lnsAdvancePC:
-			st.addr += r.uleb() * minInst
+			st.addr += r.ULEB128() * minInst
 		case op == lnsAdvanceLine:
-			st.line += r.sleb()
+			st.line += r.SLEB128()
 		case op == lnsSetFile:
-			st.file = uint32(min(r.uleb(), 1<<31))
+			st.file = uint32(min(r.ULEB128(), 1<<31))
 		case op == lnsSetColumn:
-			st.column = uint32(min(r.uleb(), 1<<31))
+			st.column = uint32(min(r.ULEB128(), 1<<31))
 		case op == lnsNegateStmt:
 			st.isStmt = !st.isStmt
 		case op == lnsSetBasicBlock, op == lnsSetPrologueEnd, op == lnsSetEpilogueBegin:
 		case op == lnsConstAddPC:
 			st.addr += uint64(255-opcodeBase) / lineRange * minInst
 		case op == lnsFixedAdvancePC:
-			st.addr += uint64(r.u16())
+			st.addr += uint64(r.U16())
 		default:
 			// A standard opcode this reader does not know (or lnsSetISA):
 			// skip its ULEB128 operands as the header says.
 			if int(op-1) < len(stdLens) {
 				for i := 0; i < int(stdLens[op-1]); i++ {
-					r.uleb()
+					r.ULEB128()
 				}
 			}
 		}
 	}
-	if r.err != nil {
-		return r.err
+	if r.Err() != nil {
+		return r.Err()
 	}
 	if seq != nil && len(seq.rows) > 0 {
 		// No DW_LNE_end_sequence: the last row ends the sequence.

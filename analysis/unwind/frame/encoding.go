@@ -1,7 +1,7 @@
 package frame
 
 import (
-	"github.com/faultline-dev/faultline/analysis/unwind/internal/cursor"
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // DW_EH_PE pointer encodings (Linux Standard Base Core, §10.5 "DWARF

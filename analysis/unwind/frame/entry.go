@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/faultline-dev/faultline/analysis/unwind/internal/cursor"
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // CIE is a Common Information Entry (DWARF 5 §6.4.1; for .eh_frame the Linux

@@ -3,7 +3,7 @@ package frame
 import (
 	"maps"
 
-	"github.com/faultline-dev/faultline/analysis/unwind/internal/cursor"
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // Call frame instructions (DWARF 5 §6.4.2, §7.24 Table 7.29; GNU extensions

@@ -19,7 +19,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/faultline-dev/faultline/analysis/unwind/internal/cursor"
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // Kind says which section a Table reads.

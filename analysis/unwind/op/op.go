@@ -15,7 +15,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/faultline-dev/faultline/analysis/unwind/internal/cursor"
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // Limits on one evaluation.

@@ -1,5 +1,6 @@
 // Package cursor reads fixed-size and LEB128 fields from untrusted bytes for
-// the unwinder's parsers (call frame information and DWARF expressions).
+// analysis's parsers (call frame information, DWARF expressions, NVIDIA line
+// programs).
 //
 // Every read is bounds-checked. The first error sticks: later reads return
 // zero values, so a caller can decode a whole structure and check Err once.
