@@ -17,13 +17,26 @@ import (
 // pythonCase is one entry of testdata/python/manifest.json (written by
 // testdata/python/gen.sh).
 type pythonCase struct {
-	Name         string            `json:"name"`
-	Interpreter  string            `json:"interpreter"`
-	Script       string            `json:"script"`
-	CrashLine    int               `json:"crashLine"`
-	Core         string            `json:"core"`
-	Faulthandler string            `json:"faulthandler"`
-	BuildIDs     map[string]string `json:"buildIds"`
+	Name         string `json:"name"`
+	Interpreter  string `json:"interpreter"`
+	Script       string `json:"script"`
+	CrashLine    int    `json:"crashLine"`
+	Core         string `json:"core"`
+	Faulthandler string `json:"faulthandler"`
+	// BuildIDs and SearchDirs name paths relative to testdata/python
+	// when not absolute (trixie's 3.13, unpacked there by
+	// install-py313.sh).
+	BuildIDs   map[string]string `json:"buildIds"`
+	SearchDirs []string          `json:"searchDirs"`
+}
+
+// pythonPath resolves a manifest path: relative ones are under
+// testdata/python.
+func pythonPath(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(pythonData, p)
 }
 
 const pythonData = "../testdata/python"
@@ -47,13 +60,13 @@ var buildIDRe = regexp.MustCompile(`Build ID: ([0-9a-f]+)`)
 // ones the core was made with (a core can only be read against those).
 func interpreterMatches(t *testing.T, c pythonCase) bool {
 	for path, id := range c.BuildIDs {
-		out, err := exec.Command("readelf", "-n", path).Output()
+		out, err := exec.Command("readelf", "-n", pythonPath(path)).Output()
 		if err != nil {
 			t.Logf("%s: %v", path, err)
 			return false
 		}
 		if m := buildIDRe.FindSubmatch(out); m == nil || string(m[1]) != id {
-			t.Logf("%s is not the build the core was made with (run testdata/python/gen.sh)", path)
+			t.Logf("%s is not the build the core was made with (run testdata/python/gen.sh; it runs install-py313.sh)", path)
 			return false
 		}
 	}
@@ -108,7 +121,13 @@ func TestPythonFramesFromCores(t *testing.T) {
 				t.Skip("interpreter differs from the core's")
 			}
 			core := gunzipCore(t, filepath.Join(pythonData, pc.Core))
-			c, err := analysis.Open(core, analysis.Options{SearchDirs: []string{filepath.Join(pythonData, "bin")}})
+			// The core names the trixie files where gen.sh's checkout
+			// had them; they are found by name in this one's.
+			dirs := []string{filepath.Join(pythonData, "bin")}
+			for _, d := range pc.SearchDirs {
+				dirs = append(dirs, pythonPath(d))
+			}
+			c, err := analysis.Open(core, analysis.Options{SearchDirs: dirs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,6 +147,22 @@ func TestPythonFramesFromCores(t *testing.T) {
 			}
 			if len(fh.Threads) != len(c.Threads) {
 				t.Errorf("faulthandler printed %d threads, the core has %d", len(fh.Threads), len(c.Threads))
+			}
+			// Each run of Python frames sits just above the eval-loop
+			// frame that ran it (above its inlined calls, if any).
+			for _, th := range c.Threads {
+				for i, fr := range th.Frames {
+					if fr.Language != "python" || (i+1 < len(th.Frames) && th.Frames[i+1].Language == "python") {
+						continue
+					}
+					j := i + 1
+					for j < len(th.Frames) && th.Frames[j].Inlined {
+						j++
+					}
+					if j == len(th.Frames) || !strings.HasPrefix(th.Frames[j].Function, "_PyEval_EvalFrameDefault") {
+						t.Errorf("thread %d: Python frame %s is not above _PyEval_EvalFrameDefault", th.ID, fr.Function)
+					}
+				}
 			}
 			var crashed *analysis.Thread
 			others := map[string]int{}

@@ -100,9 +100,51 @@ func layout311(version uint64) *layout {
 	}
 }
 
+// layout312 is CPython 3.12 on x86-64, which, like 3.11, publishes no
+// offsets: offsetof() of the 3.12 headers (the same files as 3.11's).
+// Against 3.11, PyThreadState lost its recursion fields before thread_id,
+// _PyInterpreterFrame starts with f_code and marks eval-loop entries with
+// a shim frame (FRAME_OWNED_BY_CSTACK) instead of is_entry, PyCodeObject
+// grew _co_instrumentation fields, and PyASCIIObject lost its wstr pointer.
+// testdata/python/src/offsets311.c prints them from installed 3.12 headers
+// too and layout_test.go compares; the crash_ctypes.pyenv3121 core checks
+// them against faulthandler.
+func layout312(version uint64) *layout {
+	return &layout{
+		version:                 version,
+		runtimeInterpretersHead: 40,
+		interpNext:              0,
+		interpThreadsHead:       72,
+		tstateNext:              8,
+		tstateCurrentFrame:      56, // cframe
+		tstateThreadID:          136,
+		tstateNativeThreadID:    144,
+		cframeCurrentFrame:      0,
+		hasCFrame:               true,
+		framePrevious:           8,
+		frameCode:               0,
+		frameInstr:              56,
+		frameOwner:              70,
+		shimOwner:               3, // FRAME_OWNED_BY_CSTACK
+		codeFilename:            112,
+		codeName:                120,
+		codeQualname:            128,
+		codeLinetable:           136,
+		codeFirstLineno:         68,
+		codeCodeAdaptive:        192,
+		bytesSize:               16,
+		bytesData:               32,
+		unicodeState:            32,
+		unicodeLength:           16,
+		asciiObjectSize:         40,
+		compactUnicodeSize:      56,
+	}
+}
+
 // debugCookie opens _Py_DebugOffsets, the first member of _PyRuntime in
-// CPython 3.12 and later (Include/internal/pycore_runtime.h, 3.14's
+// CPython 3.13 and later (Include/internal/pycore_runtime.h, 3.14's
 // pycore_debug_offsets.h): offsets published for out-of-process debuggers.
+// 3.12 has none (its _PyRuntimeState starts with _initialized).
 const debugCookie = "xdebugpy"
 
 // debugOffsetsSize is how much of _Py_DebugOffsets parseDebugOffsets reads
@@ -140,38 +182,6 @@ func parseDebugOffsets(b []byte) (*layout, error) {
 	l := &layout{version: version}
 	f := &offsetFields{b: b, off: 16}
 	switch minor(version) {
-	case 0x030c: // 3.12: off_t fields, no sizes, no free_threaded
-		f.skip(1) // runtime_state.finalizing
-		l.runtimeInterpretersHead = f.next()
-		l.interpNext = f.next()
-		l.interpThreadsHead = f.next()
-		f.skip(7)                       // gc ... gil_runtime_state_holder
-		f.skip(1)                       // thread_state.prev
-		l.tstateNext = f.next()         //
-		f.skip(1)                       // interp
-		l.tstateCurrentFrame = f.next() // the cframe pointer
-		l.tstateThreadID = f.next()
-		l.tstateNativeThreadID = f.next()
-		l.framePrevious = f.next()
-		l.frameCode = f.next()
-		l.frameInstr = f.next() // prev_instr
-		f.skip(1)               // localsplus
-		l.frameOwner = f.next()
-		l.cframeCurrentFrame = f.next()
-		l.hasCFrame = true
-		f.skip(1) // cframe.previous
-		l.codeFilename = f.next()
-		l.codeName = f.next()
-		l.codeLinetable = f.next()
-		l.codeFirstLineno = f.next()
-		f.skip(3) // argcount, localsplusnames, localspluskinds
-		l.codeCodeAdaptive = f.next()
-		l.shimOwner = 3 // FRAME_OWNED_BY_CSTACK
-		// 3.12 publishes no string or bytes offsets; its PyASCIIObject lost
-		// 3.11's wstr pointer (Include/cpython/unicodeobject.h).
-		l.bytesSize, l.bytesData = 16, 32
-		l.unicodeState, l.unicodeLength = 32, 16
-		l.asciiObjectSize, l.compactUnicodeSize = 40, 56
 	case 0x030d, 0x030e: // 3.13, 3.14: uint64_t fields, each struct led by its size
 		v314 := minor(version) == 0x030e
 		f.skip(1) // free_threaded

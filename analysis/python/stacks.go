@@ -3,9 +3,10 @@
 // them with the native backtrace at the interpreter's evaluation-loop
 // frames, as py-spy --native and pystack do.
 //
-// It reads CPython 3.11 through the layout of its headers (3.11 publishes
-// nothing for out-of-process readers), and 3.12, 3.13 and 3.14 through the
-// _Py_DebugOffsets table those versions place at the start of _PyRuntime.
+// It reads CPython 3.11 and 3.12 through the layout of their headers (they
+// publish nothing for out-of-process readers), and 3.13 and 3.14 through
+// the _Py_DebugOffsets table those versions place at the start of
+// _PyRuntime.
 // A version it cannot read is reported, never guessed at. Every pointer
 // comes from memory that may be corrupt: reads are bounded, loops are
 // capped and cycles are detected.
@@ -110,7 +111,7 @@ func ReadStacks(p Process) (*Stacks, error) {
 }
 
 // findLayout identifies the interpreter: _Py_DebugOffsets at _PyRuntime
-// (3.12+), else Py_Version (3.11+; a const unsigned long holding
+// (3.13+), else Py_Version (3.11+; a const unsigned long holding
 // PY_VERSION_HEX).
 func findLayout(p Process, runtime uint64) (*layout, error) {
 	b := make([]byte, debugOffsetsSize)
@@ -127,8 +128,11 @@ func findLayout(p Process, runtime uint64) (*layout, error) {
 	if m.err != nil {
 		return nil, &UnsupportedError{Reason: fmt.Sprintf("version unreadable: %v", m.err)}
 	}
-	if minor(v) == 0x030b {
+	switch minor(v) {
+	case 0x030b:
 		return layout311(v), nil
+	case 0x030c:
+		return layout312(v), nil
 	}
 	ver := fmt.Sprintf("%d.%d", v>>24&0xff, v>>16&0xff)
 	if minor(v) < 0x030b {

@@ -1,6 +1,6 @@
-/* Prints offsetof() of the CPython 3.11 fields faultline reads (analysis/python
- * layout311); analysis/python/layout_test.go compiles it against the installed
- * headers and compares. */
+/* Prints offsetof() of the CPython 3.11 and 3.12 fields faultline reads
+ * (analysis/python layout311, layout312); analysis/python/layout_test.go
+ * compiles it against the installed headers and compares. */
 #define Py_BUILD_CORE 1
 #include <Python.h>
 #include <internal/pycore_runtime.h>
@@ -24,7 +24,12 @@ int main(void) {
   P("frame.previous", offsetof(_PyInterpreterFrame, previous));
   P("frame.prev_instr", offsetof(_PyInterpreterFrame, prev_instr));
   P("frame.owner", offsetof(_PyInterpreterFrame, owner));
+#if PY_VERSION_HEX < 0x030C0000
   P("frame.is_entry", offsetof(_PyInterpreterFrame, is_entry));
+#else
+  P("frame.is_entry", 0); /* 3.12 marks entries with a shim frame */
+  P("FRAME_OWNED_BY_CSTACK", FRAME_OWNED_BY_CSTACK);
+#endif
   P("code.co_filename", offsetof(PyCodeObject, co_filename));
   P("code.co_name", offsetof(PyCodeObject, co_name));
   P("code.co_qualname", offsetof(PyCodeObject, co_qualname));
