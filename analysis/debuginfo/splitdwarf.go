@@ -23,12 +23,30 @@ import (
 // whose line table source is the skeleton's.
 
 // dwoSearch says where .dwo files may be: the directories of the binary and
-// of its debug file (gdb also looks there after DW_AT_comp_dir).
+// of its debug file (gdb also looks there after DW_AT_comp_dir); and where
+// a split DWARF package may be (dwp.go).
 type dwoSearch struct {
-	dirs []string
+	dirs     []string
+	dwpPaths []string
 
 	mu    sync.Mutex
 	files map[string]*Object // opened .dwo files by path (nil: not openable)
+
+	dwpOnce sync.Once
+	dwp     *dwpPackage // nil if none of dwpPaths is a usable package
+}
+
+// newDWOSearch returns where the split units of binary (with its debug
+// file, which may be nil or binary) are looked for.
+func newDWOSearch(binary, debug *Object) *dwoSearch {
+	s := &dwoSearch{}
+	for _, o := range []*Object{binary, debug} {
+		if o != nil && o.path != "" {
+			s.dirs = append(s.dirs, filepath.Dir(o.path))
+		}
+	}
+	s.dwpPaths = dwpCandidates(binary, debug)
+	return s
 }
 
 func (s *dwoSearch) open(path string) *Object {
@@ -58,6 +76,11 @@ func (s *dwoSearch) close() {
 		o.Close()
 	}
 	s.files = nil
+	s.dwpOnce.Do(func() {}) // no package opened after this
+	if s.dwp != nil {
+		s.dwp.obj.Close()
+		s.dwp = nil
+	}
 }
 
 // skeleton is what a skeleton unit's top DIE says about its split unit.
@@ -77,13 +100,28 @@ func (df *dwarfFile) decodeSkeleton(i int) (*unitTree, error) {
 		return nil, err
 	}
 	var tried []string
+	// A package first, as gdb: with one, it holds every unit.
+	if p := df.dwo.pkg(); p != nil {
+		tried = append(tried, p.obj.path)
+		if ss, ok := p.unitSections(sk.dwoID); ok {
+			t, err := df.decodeSplitUnit(p.obj, ss, sk)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p.obj.path, err)
+			}
+			if t != nil {
+				return t, nil
+			}
+		}
+	} else if df.dwo != nil {
+		tried = append(tried, df.dwo.dwpPaths...)
+	}
 	for _, cand := range df.dwoCandidates(sk) {
 		tried = append(tried, cand)
 		o := df.dwo.open(cand)
 		if o == nil {
 			continue
 		}
-		t, err := df.decodeSplitUnit(o, sk)
+		t, err := df.decodeSplitUnit(o, dwoSections(o), sk)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", cand, err)
 		}
@@ -153,14 +191,26 @@ func (df *dwarfFile) dwoCandidates(sk skeleton) []string {
 	return uniq
 }
 
-// decodeSplitUnit decodes the split unit with sk's dwo_id in the .dwo o;
-// nil, nil if o has no such unit.
-func (df *dwarfFile) decodeSplitUnit(o *Object, sk skeleton) (*unitTree, error) {
+// splitSections are the sections of one .dwo file, or one unit's
+// contributions to them in a package, before their headers are skipped.
+type splitSections struct {
+	info, abbrev, str, strOffsets, rnglists []byte
+}
+
+// dwoSections are the split DWARF sections of a .dwo file.
+func dwoSections(o *Object) splitSections {
 	sec := func(name string) []byte {
 		d, _, _ := o.Section(name)
 		return d
 	}
-	info := sec(".debug_info.dwo")
+	return splitSections{info: sec(".debug_info.dwo"), abbrev: sec(".debug_abbrev.dwo"), str: sec(".debug_str.dwo"),
+		strOffsets: sec(".debug_str_offsets.dwo"), rnglists: sec(".debug_rnglists.dwo")}
+}
+
+// decodeSplitUnit decodes the split unit with sk's dwo_id in ss, sections
+// of the .dwo or package o; nil, nil if ss has no such unit.
+func (df *dwarfFile) decodeSplitUnit(o *Object, ss splitSections, sk skeleton) (*unitTree, error) {
+	info := ss.info
 	if info == nil {
 		return nil, errors.New("no .debug_info.dwo")
 	}
@@ -169,9 +219,9 @@ func (df *dwarfFile) decodeSplitUnit(o *Object, sk skeleton) (*unitTree, error) 
 	// padding, and for range lists address size, segment selector size
 	// and offset count, §7.26, §7.28) and, for addresses, to the
 	// skeleton's DW_AT_addr_base in the binary's .debug_addr (§3.1.3).
-	secs := dwarfSections{info: info, abbrev: sec(".debug_abbrev.dwo"), str: sec(".debug_str.dwo"),
-		strOffsets: skipOffsetsHeader(sec(".debug_str_offsets.dwo"), 8),
-		rnglists:   skipOffsetsHeader(sec(".debug_rnglists.dwo"), 12)}
+	secs := dwarfSections{info: info, abbrev: ss.abbrev, str: ss.str,
+		strOffsets: skipOffsetsHeader(ss.strOffsets, 8),
+		rnglists:   skipOffsetsHeader(ss.rnglists, 12)}
 	if addr, _, ok := df.obj.Section(".debug_addr"); ok && sk.addrBase <= uint64(len(addr)) {
 		secs.addr = addr[sk.addrBase:]
 	}

@@ -2,7 +2,6 @@ package debuginfo
 
 import (
 	"debug/dwarf"
-	"path/filepath"
 	"sync"
 )
 
@@ -53,12 +52,7 @@ func (s *Symbols) dwarfData() *dwarfFile {
 			s.dwarf, s.dwarfErr = openDWARF(s.binary)
 		}
 		if s.dwarf != nil {
-			s.dwarf.dwo = &dwoSearch{}
-			for _, o := range []*Object{s.binary, s.debug} {
-				if o != nil && o.path != "" {
-					s.dwarf.dwo.dirs = append(s.dwarf.dwo.dirs, filepath.Dir(o.path))
-				}
-			}
+			s.dwarf.dwo = newDWOSearch(s.binary, s.debug)
 		}
 	})
 	return s.dwarf
