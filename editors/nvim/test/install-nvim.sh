@@ -13,35 +13,8 @@ mkdir -p "$dest" && dest=$(cd "$dest" && pwd)
 if [ -x "$dest/nvim" ] && "$dest/nvim" --version >/dev/null 2>&1; then
   exit 0
 fi
-rm -rf "${dest:?}"/*
-mkdir -p "$dest/apt/lists/partial" "$dest/apt/archives/partial" "$dest/debs" "$dest/root"
-: > "$dest/apt/status"
-cat > "$dest/apt/$suite.sources" <<SRC
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: $suite
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-apt_opts=(-o Dir::Etc::sourcelist="$dest/apt/$suite.sources" -o Dir::Etc::sourceparts=/nonexistent
-          -o Dir::State::Lists="$dest/apt/lists" -o Dir::Cache::Archives="$dest/apt/archives"
-          -o Dir::State::status="$dest/apt/status" -o Debug::NoLocking=1
-          -o APT::Update::Post-Invoke= -o DPkg::Lock::Timeout=600)
-apt-get "${apt_opts[@]}" update -q >/dev/null
-# With an empty dpkg status, the simulated install lists neovim's whole
-# dependency closure in that suite, libc6 included.
-mapfile -t pkgs < <(apt-get "${apt_opts[@]}" -s --no-install-recommends install neovim | awk '/^Inst /{print $2}')
-[ "${#pkgs[@]}" -gt 0 ] || { echo "install-nvim.sh: apt found no neovim in $suite" >&2; exit 1; }
-(cd "$dest/debs" && apt-get "${apt_opts[@]}" download "${pkgs[@]}" >/dev/null)
-for deb in "$dest"/debs/*.deb; do dpkg-deb -x "$deb" "$dest/root"; done
-rm -rf "$dest/debs" "$dest/apt"
-root=$dest/root
-loader=
-for l in "$root"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$root"/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2; do
-  if [ -e "$l" ]; then loader=$l; break; fi
-done
-[ -n "$loader" ] || { echo "install-nvim.sh: no loader in $suite's libc6" >&2; exit 1; }
-libs=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
+bash "$(dirname "${BASH_SOURCE[0]}")/../../../.ci/unpack-debian-suite.sh" "$suite" "$dest" neovim
+. "$dest/env.sh"
 cat > "$dest/nvim" <<WRAP
 #!/bin/sh
 # Neovim from Debian $suite, started with $suite's own loader and libraries.
