@@ -24,11 +24,7 @@ cd "$here"
 sysroot=/usr/aarch64-linux-gnu
 
 if [ "${1:-}" = "--if-stale" ]; then
-  stale=""
-  while read -r path id; do
-    have=$(readelf -n "$path" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n1)
-    [ "$have" = "$id" ] || stale="$stale $path"
-  done < <(jq -r '.libraries[] | "\(.path) \(.buildId)"' manifest.json)
+  stale=$(jq -r '.libraries[] | "\(.path) \(.buildId)"' manifest.json | bash "$here/../../.ci/stale-buildids.sh")
   if [ -z "$stale" ]; then
     echo "testdata/aarch64: cores match this machine's cross libraries"
     exit 0

@@ -26,11 +26,7 @@ cd "$here"
 libs=(/lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2)
 
 if [ "${1:-}" = "--if-stale" ]; then
-  stale=""
-  while read -r path id; do
-    have=$(readelf -n "$path" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n1)
-    [ "$have" = "$id" ] || stale="$stale $path"
-  done < <(jq -r '.libraries[] | "\(.path) \(.buildId)"' manifest.json)
+  stale=$(jq -r '.libraries[] | "\(.path) \(.buildId)"' manifest.json | bash "$here/../../.ci/stale-buildids.sh")
   if [ -z "$stale" ]; then
     echo "testdata/debuginfo: cores match this machine's libraries"
     exit 0

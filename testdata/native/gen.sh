@@ -15,11 +15,7 @@ cd "$here"
 # ones the checked-in cores map (their build-ids are in manifest.json); the
 # cores can only be symbolized, by gdb or by faultline, against those.
 if [ "${1:-}" = "--if-stale" ]; then
-  stale=""
-  while read -r path id; do
-    have=$(readelf -n "$path" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n1)
-    [ "$have" = "$id" ] || stale="$stale $path"
-  done < <(jq -r '.cases[].systemLibraries[] | "\(.path) \(.buildId)"' manifest.json | sort -u)
+  stale=$(jq -r '.cases[].systemLibraries[] | "\(.path) \(.buildId)"' manifest.json | sort -u | bash "$here/../../.ci/stale-buildids.sh")
   if [ -z "$stale" ]; then
     echo "testdata/native: cores match this machine's libraries"
     exit 0
