@@ -79,7 +79,7 @@ func (c *Core) BuildIDAt(start uint64) []byte {
 			continue
 		}
 		var id []byte
-		walkNotes(buf, 0, order, p.align, func(n rawNote) bool {
+		walkNotes(buf, 0, order, p.align, nil, func(n rawNote) bool {
 			if n.name == "GNU" && n.typ == NT_GNU_BUILD_ID {
 				id = append([]byte(nil), n.desc...)
 				return false

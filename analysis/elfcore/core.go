@@ -14,8 +14,9 @@ import (
 // size of the bytes that hold the items, so none can cause an allocation
 // larger than the core itself.
 const (
-	maxThreads      = 1 << 20 // NT_PRSTATUS notes
-	maxNotes        = 1 << 24 // notes across all PT_NOTE segments
+	maxThreads      = 1 << 16 // NT_PRSTATUS notes (threads) per core
+	maxNotes        = 1 << 22 // notes walked across all PT_NOTE segments
+	maxNoteCopy     = 1 << 27 // bytes copied out of notes per core (register sets)
 	maxSegments     = 1 << 22 // program headers
 	maxFiles        = 1 << 22 // NT_FILE entries
 	maxFileStrings  = 1 << 28 // bytes of NT_FILE path strings
@@ -250,12 +251,18 @@ func (c *Core) parseHeader() error {
 	if len(notes) == 0 {
 		c.problem(int64(phoff), "core has no PT_NOTE segment: no threads, registers or mappings")
 	}
-	var np noteParser
-	np.core = c
+	np := noteParser{core: c, walkBudget: maxNotes, copyBudget: maxNoteCopy}
+	seen := make(map[[2]uint64]bool, len(notes))
 	for _, n := range notes {
+		key := [2]uint64{n.Offset, n.Filesz}
+		if seen[key] { // one note range named by many headers is read once
+			np.repeated++
+			continue
+		}
+		seen[key] = true
 		np.parse(c.data[n.Offset:n.Offset+n.Filesz], int64(n.Offset))
 	}
-	np.finish()
+	np.finish(int64(phoff))
 	return nil
 }
 

@@ -18,10 +18,9 @@ func FuzzParseNotes(f *testing.F) {
 		if aarch64 {
 			c.Machine = elf.EM_AARCH64
 		}
-		var np noteParser
-		np.core = c
+		np := noteParser{core: c, walkBudget: maxNotes, copyBudget: maxNoteCopy}
 		np.parse(data, 0x1000)
-		np.finish()
+		np.finish(0)
 		if len(c.Threads) > maxThreads || len(c.Threads) > len(data)/12 {
 			t.Fatalf("%d threads from %d bytes", len(c.Threads), len(data))
 		}

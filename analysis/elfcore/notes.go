@@ -43,16 +43,21 @@ type rawNote struct {
 // walkNotes calls fn for each note in data, a PT_NOTE segment whose first
 // byte is at file offset base. Names and descriptors are padded to align
 // bytes (4 in Linux cores; gABI "Note Section"). It stops at the first note
-// that does not fit, returning a Problem describing it, or when fn returns
-// false.
-func walkNotes(data []byte, base int64, order binary.ByteOrder, align uint64, fn func(rawNote) bool) *Problem {
+// that does not fit, returning a Problem describing it, when fn returns
+// false, or after *budget notes (budget is shared by all the segments of a
+// file; nil means maxNotes for this segment alone).
+func walkNotes(data []byte, base int64, order binary.ByteOrder, align uint64, budget *int, fn func(rawNote) bool) *Problem {
 	if align != 8 {
 		align = 4
 	}
+	if budget == nil {
+		n := maxNotes
+		budget = &n
+	}
 	off := uint64(0)
 	size := uint64(len(data))
-	for count := 0; off < size; count++ {
-		if count >= maxNotes {
+	for ; off < size; *budget-- {
+		if *budget <= 0 {
 			return &Problem{Off: base + int64(off), Msg: fmt.Sprintf("more than %d notes; ignoring the rest", maxNotes)}
 		}
 		if size-off < 12 {
@@ -107,12 +112,22 @@ func allZero(b []byte) bool {
 // the order linux/fs/binfmt_elf.c write_note_info writes them: each thread's
 // NT_PRSTATUS, for the first thread the process-wide notes (NT_PRPSINFO,
 // NT_SIGINFO, NT_AUXV, NT_FILE), then that thread's other register sets.
+//
+// Its work is bounded per core, not per segment: walkBudget notes in all,
+// copyBudget bytes copied out of register-set notes in all, maxThreads
+// threads; a note range named by several program headers is parsed once
+// (the caller skips repeats), so a small file cannot multiply one large
+// note into gigabytes.
 type noteParser struct {
-	core    *Core
-	cur     int  // index of the thread later regset notes belong to; -1 if none
-	dropped bool // the thread cap was reached: ignore per-thread notes
-	orphan  bool // a regset note came before any NT_PRSTATUS (reported once)
-	started bool
+	core       *Core
+	cur        int  // index of the thread later regset notes belong to; -1 if none
+	dropped    bool // the thread cap was reached: ignore per-thread notes
+	orphan     bool // a regset note came before any NT_PRSTATUS (reported once)
+	started    bool
+	walkBudget int // notes left to walk
+	copyBudget int // bytes left to copy out of notes
+	overCopy   bool
+	repeated   int // program headers naming an already parsed note range
 }
 
 func (p *noteParser) parse(data []byte, base int64) {
@@ -120,13 +135,19 @@ func (p *noteParser) parse(data []byte, base int64) {
 		p.cur, p.started = -1, true
 	}
 	c := p.core
-	if prob := walkNotes(data, base, c.ByteOrder, 4, p.note); prob != nil {
+	if p.walkBudget <= 0 {
+		return // reported once by walkNotes
+	}
+	if prob := walkNotes(data, base, c.ByteOrder, 4, &p.walkBudget, p.note); prob != nil {
 		c.addProblem(*prob)
 	}
 }
 
-func (p *noteParser) finish() {
+func (p *noteParser) finish(phoff int64) {
 	c := p.core
+	if p.repeated > 0 {
+		c.problem(phoff, "%d PT_NOTE program headers repeat a note range already read; read once", p.repeated)
+	}
 	if len(c.Threads) == 0 && p.started {
 		c.problem(0, "core has no NT_PRSTATUS note: no threads or registers")
 	}
@@ -175,15 +196,17 @@ func (p *noteParser) note(n rawNote) bool {
 		}
 	case n.name == "CORE" && n.typ == NT_PRFPREG:
 		if t := p.thread(n); t != nil {
-			t.FPRegs = c.copyRegset(n)
+			t.FPRegs = p.copyRegset(n)
 		}
 	case n.name == "LINUX" && n.typ == NT_X86_XSTATE && c.Machine == elf.EM_X86_64:
 		if t := p.thread(n); t != nil {
-			t.XState = c.copyRegset(n)
+			t.XState = p.copyRegset(n)
 		}
 	case n.name == "CORE" || n.name == "LINUX":
 		if t := p.thread(n); t != nil {
-			t.Notes = append(t.Notes, Note{Name: n.name, Type: n.typ, Desc: c.copyRegset(n)})
+			if d := p.copyRegset(n); d != nil {
+				t.Notes = append(t.Notes, Note{Name: n.name, Type: n.typ, Desc: d})
+			}
 		}
 	}
 	return true
@@ -201,12 +224,22 @@ func (p *noteParser) thread(n rawNote) *Thread {
 	return &p.core.Threads[p.cur]
 }
 
-// copyRegset copies a register-set descriptor, capped at maxRegsetBytes.
-func (c *Core) copyRegset(n rawNote) []byte {
+// copyRegset copies a register-set descriptor, capped at maxRegsetBytes
+// and at what is left of the core's copy budget (nil once it is spent).
+func (p *noteParser) copyRegset(n rawNote) []byte {
+	c := p.core
 	d := n.desc
 	if len(d) > maxRegsetBytes {
 		c.problem(n.off, "note %s type %#x of %d bytes truncated to %d", n.name, n.typ, len(d), maxRegsetBytes)
 		d = d[:maxRegsetBytes]
 	}
+	if len(d) > p.copyBudget {
+		if !p.overCopy {
+			p.overCopy = true
+			c.problem(n.off, "register-set notes exceed %d bytes in all; this and later ones are ignored", maxNoteCopy)
+		}
+		return nil
+	}
+	p.copyBudget -= len(d)
 	return append([]byte(nil), d...)
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"debug/elf"
 	"encoding/hex"
+	"github.com/faultline-dev/faultline/internal/boundtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +108,7 @@ func TestMain(m *testing.M) {
 	if crash != nil {
 		os.RemoveAll(crash.dir)
 	}
+	boundtest.Cleanup()
 	os.Exit(code)
 }
 
