@@ -115,7 +115,7 @@ func (o *openFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.sysroot, "sysroot", "", "directory holding the crashed machine's files (its /usr/lib/...)")
 	fs.Var(&o.debugDirs, "debug-dir", "directory with separate debug files (.build-id/ or debuglink); repeatable")
 	fs.Var(&o.solibDir, "solib-dir", "directory searched by file name for mapped libraries; repeatable")
-	fs.BoolVar(&o.offline, "offline", false, "no network: do not ask debuginfod servers")
+	fs.BoolVar(&o.offline, "offline", false, "no network: no debuginfod, no git fetches (sources uses only its cache)")
 	fs.Var(&o.debuginfod, "debuginfod", "debuginfod server URL (default: $DEBUGINFOD_URLS); repeatable")
 	fs.StringVar(&o.debuginfodCache, "debuginfod-cache", "", "debuginfod download cache (default: $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client)")
 	fs.DurationVar(&o.debuginfodTimeout, "debuginfod-timeout", 0, "per-request debuginfod timeout (default: $DEBUGINFOD_TIMEOUT seconds or 10s)")

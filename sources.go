@@ -27,13 +27,14 @@ func cmdSources(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.Bool("json", false, "print components, frames and upstream commits as JSON")
 	configPath := fs.String("config", "", "component rules (default: ./"+gitsrc.ConfigFileName+" when present)")
 	cacheDir := fs.String("cache-dir", "", "checkout cache (default: "+gitsrc.DefaultCacheDir()+")")
-	offline := fs.Bool("offline", false, "no network: use only what the cache holds")
 	fix := fs.String("fix", "", "commit to look for in the crashing revision (is the fix already in?)")
 	noReview := fs.Bool("no-review", false, "skip the upstream review")
 	maxCommits := fs.Int("max-commits", 0, "upstream commits to fetch and walk per component (default 50000)")
 	window := fs.Duration("window", 0, "walk upstream commits back to this long before the crashing revision (default 720h)")
 	branch := fs.String("branch", "", "upstream branch to review (default: the remote's HEAD)")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	// --offline is one of the open flags: it keeps both debuginfod and the
+	// git fetches to what the caches hold.
 	var of openFlags
 	of.register(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -60,7 +61,7 @@ func cmdSources(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	pl := &progressLine{w: stderr, tty: isTerminal(stderr) && !*quiet}
 	opt := gitsrc.Options{
-		Config: cfg, CacheDir: *cacheDir, Offline: *offline, Sysroot: of.sysroot, Fix: *fix,
+		Config: cfg, CacheDir: *cacheDir, Offline: of.offline, Sysroot: of.sysroot, Fix: *fix,
 		Review:   gitsrc.ReviewOptions{Disabled: *noReview, MaxCommits: *maxCommits, Window: *window, Branch: *branch},
 		Progress: pl.report,
 	}
