@@ -5,10 +5,13 @@
 #     headless runs of editors/nvim/test/test.lua
 #   - VS Code: code-server 4.139.1 in Debian's Chromium through playwright-core,
 #     with the .vsix built here (editors/vscode/test/e2e.mjs)
-# Screenshots land in editors/screenshots/. Installs are cached under
+# Screenshots land in the run's output directory; with --update-screenshots
+# (or FAULTLINE_UPDATE_SCREENSHOTS=1) in editors/screenshots/, the ones the
+# README shows. Installs are cached under
 # editors/.tools and node_modules (ignored by git); CI starts without them.
 #
 #   bash editors/test.sh        # closing line: "editors: N passed, M failed"
+#   bash editors/test.sh --update-screenshots
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -71,6 +74,10 @@ if [ ! -x "$here/vscode/test/node_modules/.bin/code-server" ]; then
 fi
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/faultline-editors.XXXXXX")
+shots=$out/screenshots
+if [ "${1:-}" = "--update-screenshots" ] || [ -n "${FAULTLINE_UPDATE_SCREENSHOTS:-}" ]; then
+  shots=$here/screenshots
+fi
 passed=0 failed=0
 count() { # count FILE: add its "ok"/"not ok" lines to the totals
   passed=$((passed + $(grep -c '^ok - ' "$1"))) failed=$((failed + $(grep -c '^not ok - ' "$1")))
@@ -84,7 +91,7 @@ count "$out/nvim.txt"
 
 step "VS Code tests"
 node "$here/vscode/test/e2e.mjs" --vsix "$here/vscode/faultline.vsix" --server "$bin" --out "$out/vscode" \
-  --shots "$here/screenshots" --nvim-html "$out/nvim/nvim-culprit.html" | tee "$out/vscode.txt"
+  --shots "$shots" --nvim-html "$out/nvim/nvim-culprit.html" | tee "$out/vscode.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || grep -q '^not ok' "$out/vscode.txt" || echo "not ok - vscode: e2e.mjs failed" >> "$out/vscode.txt"
 count "$out/vscode.txt"
 

@@ -25,13 +25,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$here"
 libs=(/lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2)
 
-if [ "${1:-}" = "--if-stale" ]; then
+if [ "${1:-}" = "--if-stale" ] || [ "${1:-}" = "--check" ]; then
   stale=$(jq -r '.libraries[] | "\(.path) \(.buildId)"' manifest.json | bash "$here/../../.ci/stale-buildids.sh")
   if [ -z "$stale" ]; then
     echo "testdata/debuginfo: cores match this machine's libraries"
     exit 0
   fi
   echo "testdata/debuginfo: system libraries differ from the cores' ($stale ); regenerating"
+  [ "${1:-}" = "--check" ] && exit 3
 fi
 [ "$(cat /proc/sys/kernel/core_pattern)" = core ] || { echo "gen.sh: needs core_pattern 'core'" >&2; exit 1; }
 

@@ -9,18 +9,6 @@
 #   gdb-multiarch           the oracle for aarch64 cores
 #   gdb binutils xz-utils gcc util-linux   gdb oracle, objcopy/strip/nm, xz, unshare
 #   llvm-14                 llvm-dwp-14, which packs .dwo files into a .dwp (TestSplitDWARFPackage)
-# One apt command at a time; it waits for the dpkg lock.
 set -euo pipefail
-pkgs=(debuginfod qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gdb-multiarch gdb binutils xz-utils gcc util-linux llvm-14)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "testdata/debuginfo/install.sh: all installed"
-  exit 0
-fi
-sudo=""
-[ "$(id -u)" = 0 ] || sudo=sudo
-$sudo apt-get -o DPkg::Lock::Timeout=600 update -q
-$sudo apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.ci/lib.sh"
+apt_install debuginfod qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gdb-multiarch gdb binutils xz-utils gcc util-linux llvm-14

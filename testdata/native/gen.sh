@@ -14,13 +14,14 @@ cd "$here"
 # --if-stale: rebuild only when this machine's system libraries are not the
 # ones the checked-in cores map (their build-ids are in manifest.json); the
 # cores can only be symbolized, by gdb or by faultline, against those.
-if [ "${1:-}" = "--if-stale" ]; then
+if [ "${1:-}" = "--if-stale" ] || [ "${1:-}" = "--check" ]; then
   stale=$(jq -r '.cases[].systemLibraries[] | "\(.path) \(.buildId)"' manifest.json | sort -u | bash "$here/../../.ci/stale-buildids.sh")
   if [ -z "$stale" ]; then
     echo "testdata/native: cores match this machine's libraries"
     exit 0
   fi
   echo "testdata/native: system libraries differ from the cores' ($stale ); regenerating"
+  [ "${1:-}" = "--check" ] && exit 3
 fi
 
 work=$(mktemp -d)

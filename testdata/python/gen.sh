@@ -27,13 +27,14 @@ bash install-py313.sh "$here/trixie" >/dev/null
 
 build_id() { readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n1; }
 
-if [ "${1:-}" = "--if-stale" ] && [ -f manifest.json ]; then
+if [ "${1:-}" = "--if-stale" ] || [ "${1:-}" = "--check" ] && [ -f manifest.json ]; then
   stale=$(jq -r '.cases[].buildIds | to_entries[] | "\(.key) \(.value)"' manifest.json | sort -u | bash "$here/../../.ci/stale-buildids.sh")
   if [ -z "$stale" ]; then
     echo "testdata/python: cores match this machine's interpreters"
     exit 0
   fi
   echo "testdata/python: interpreters differ from the cores' ($stale ); regenerating"
+  [ "${1:-}" = "--check" ] && exit 3
 fi
 
 work=$(mktemp -d)
