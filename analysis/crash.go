@@ -82,6 +82,8 @@ func (p *process) signal() *Signal {
 		}
 		if si.Code <= 0 {
 			s.Sender = int(si.Pid)
+			uid := int(si.Uid)
+			s.SenderUID = &uid
 		}
 		return s
 	}

@@ -29,8 +29,16 @@ type fault struct {
 	hasEA    bool
 	access   string
 	bytes    []byte
-	fromSelf bool   // sent by the process (si_code <= 0), not raised by the CPU
+	sent     bool   // sent by a process (si_code <= 0: kill, tgkill, sigqueue), not raised by the CPU
 	addrFrom string // where addr came from: "si_addr" or "cr2"
+
+	// The sender's pid and uid, when sent and known (hasSender).
+	sender, senderUID int
+	hasSender         bool
+	hasUID            bool
+	// originUnknown: a handler re-raised a signal whose signal frame says
+	// neither which CPU exception raised it nor who sent it.
+	originUnknown bool
 }
 
 // Signal numbers (asm-generic/signal.h) and si_code values (siginfo.h).
@@ -93,7 +101,13 @@ func (a *analyzer) readFault() *fault {
 		}
 	}
 	f := &fault{signo: sig.Number, name: sig.Name, code: sig.Code, frame: 0}
-	f.fromSelf = strings.HasPrefix(sig.Code, "SI_") && sig.Code != "SI_KERNEL"
+	f.sent = strings.HasPrefix(sig.Code, "SI_") && sig.Code != "SI_KERNEL"
+	if f.sent && sig.Sender != 0 {
+		f.sender, f.hasSender = sig.Sender, true
+	}
+	if f.sent && sig.SenderUID != nil {
+		f.senderUID, f.hasUID = *sig.SenderUID, true
+	}
 	if sig.Address != "" {
 		f.addr, f.hasAddr = parseHex(sig.Address)
 	}
@@ -176,34 +190,21 @@ func (a *analyzer) sigframeFault() *fault {
 		return nil
 	}
 	f := &fault{frame: a.start, regs: map[string]uint64{}}
-	switch trapno {
-	case trapPF:
-		f.signo, f.addr, f.hasAddr, f.addrFrom = sigSEGV, cr2, true, "cr2"
-		f.code = "SEGV_MAPERR"
-		if errCode&1 != 0 { // page present: a protection violation
-			f.code = "SEGV_ACCERR"
-		}
-	case trapGP:
-		f.signo, f.code = sigSEGV, "SI_KERNEL"
-	case trapSS:
-		f.signo, f.code = sigBUS, "SI_KERNEL"
-	case trapAC:
-		f.signo, f.code = sigBUS, "BUS_ADRALN"
-	case trapDE:
-		f.signo, f.code = sigFPE, "FPE_INTDIV"
-	case trapUD:
-		f.signo, f.code = sigILL, "ILL_ILLOPN"
-	case trapBP:
-		f.signo, f.code = sigTRAP, "TRAP_BRKPT"
+	info := a.handlerSiginfo(uc)
+	switch {
+	case info.ok && info.code <= 0:
+		// Sent by a process: trapno is stale or 0, not this signal's.
+		f.signo, f.code, f.sent = info.signo, codeName(info.signo, info.code), true
+		f.sender, f.senderUID, f.hasSender, f.hasUID = info.pid, info.uid, true, true
+	case trapConsistent(trapno, a.c.Signal.Number, info):
+		f.fromTrap(trapno, errCode, cr2)
+	case info.ok:
+		f.signo, f.code = info.signo, codeName(info.signo, info.code)
 	default:
-		// Not a CPU exception (the handler caught a kill or raise): use
-		// the siginfo copy when there is one.
-		signo, ok := a.readUint32(uc + ucSize)
-		code, ok2 := a.readUint32(uc + ucSize + siCodeOffset)
-		if !ok || !ok2 || signo == 0 || signo > 64 {
-			return nil
-		}
-		f.signo, f.code, f.fromSelf = int(signo), codeName(int(signo), int32(code)), int32(code) <= 0
+		// trapno 0 with no siginfo copy (a handler without SA_SIGINFO,
+		// faulthandler's) on a signal other than SIGFPE: no CPU exception
+		// raised it, so it was sent; by whom the frame does not say.
+		f.signo, f.code, f.sent, f.originUnknown = a.c.Signal.Number, "", true, true
 	}
 	f.name = sigNames[f.signo]
 	if f.name == "" {
@@ -217,6 +218,113 @@ func (a *analyzer) sigframeFault() *fault {
 		f.regs[r] = v
 	}
 	f.pc = f.regs["rip"]
+	if f.sent {
+		a.evidence("a handler caught %s%s and re-raised it: frames #0-#%d are the handler; the kernel's signal frame "+
+			"at %#x records no CPU exception for it (trap %d%s): it was sent, not raised by an instruction",
+			f.name, parenthesized(f.code), k-1, uc, trapno, siginfoNote(info))
+		return f
+	}
+	a.decodeFaulting(f)
+	a.evidence("a handler caught %s (%s) and re-raised it: frames #0-#%d are the handler; the kernel's signal frame "+
+		"at %#x holds the original fault (trap %d, error code %#x, cr2 %#x) and registers (rip=%#x)", f.name, f.code, k-1, uc, trapno, errCode, cr2, f.pc)
+	return f
+}
+
+// fromTrap sets the signal and code the kernel raises for x86 exception
+// trapno (arch/x86/kernel/traps.c, mm/fault.c).
+func (f *fault) fromTrap(trapno, errCode, cr2 uint64) {
+	f.signo = trapSignal[trapno]
+	switch trapno {
+	case trapPF:
+		f.addr, f.hasAddr, f.addrFrom = cr2, true, "cr2"
+		f.code = "SEGV_MAPERR"
+		if errCode&1 != 0 { // page present: a protection violation
+			f.code = "SEGV_ACCERR"
+		}
+	case trapGP, trapSS:
+		f.code = "SI_KERNEL"
+	case trapAC:
+		f.code = "BUS_ADRALN"
+	case trapDE:
+		f.code = "FPE_INTDIV"
+	case trapUD:
+		f.code = "ILL_ILLOPN"
+	case trapBP:
+		f.code = "TRAP_BRKPT"
+	}
+}
+
+// trapSignal is the signal each x86 exception raises.
+var trapSignal = map[uint64]int{trapPF: sigSEGV, trapGP: sigSEGV, trapSS: sigBUS, trapAC: sigBUS,
+	trapDE: sigFPE, trapUD: sigILL, trapBP: sigTRAP}
+
+// trapConsistent reports whether the signal frame's trapno explains the
+// signal the handler caught. Trap 0 (the divide error) is also what a
+// thread that never faulted carries, so it counts only for a SIGFPE; a
+// handler that turns a fault into abort() re-raises SIGABRT instead.
+func trapConsistent(trapno uint64, reraised int, info siginfoCopy) bool {
+	sig, ok := trapSignal[trapno]
+	if !ok {
+		return false
+	}
+	caught := reraised
+	if info.ok {
+		caught = info.signo
+	}
+	if sig == caught {
+		return true
+	}
+	return trapno != trapDE && caught == sigABRT
+}
+
+// siginfoCopy is the struct siginfo the kernel copied onto a SA_SIGINFO
+// handler's signal frame.
+type siginfoCopy struct {
+	signo    int
+	code     int32
+	pid, uid int
+	ok       bool // the copy is there: its si_signo is the signal the core records
+}
+
+// siginfo offsets (x86-64): si_signo, si_errno, si_code, then the union,
+// whose kill/rt members start with si_pid and si_uid.
+const (
+	siPidOffset = 16
+	siUIDOffset = 20
+)
+
+// handlerSiginfo reads the siginfo copy after the handler's ucontext. A
+// handler without SA_SIGINFO has none there (the bytes are old stack), so
+// the copy counts only when its si_signo is the signal the core records
+// and its si_code is one the kernel uses.
+func (a *analyzer) handlerSiginfo(uc uint64) siginfoCopy {
+	signo, ok1 := a.readUint32(uc + ucSize)
+	code, ok2 := a.readUint32(uc + ucSize + siCodeOffset)
+	pid, ok3 := a.readUint32(uc + ucSize + siPidOffset)
+	uid, ok4 := a.readUint32(uc + ucSize + siUIDOffset)
+	c := int32(code)
+	if !ok1 || !ok2 || !ok3 || !ok4 || int(signo) != a.c.Signal.Number || c < -7 || c > 0x80 {
+		return siginfoCopy{}
+	}
+	return siginfoCopy{signo: int(signo), code: c, pid: int(int32(pid)), uid: int(uid), ok: true}
+}
+
+func siginfoNote(info siginfoCopy) string {
+	if info.ok {
+		return fmt.Sprintf("; the handler's siginfo says si_code %s, si_pid %d, si_uid %d", codeName(info.signo, info.code), info.pid, info.uid)
+	}
+	return "; the handler took no siginfo (no SA_SIGINFO), so the sender is not recorded"
+}
+
+func parenthesized(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// decodeFaulting decodes the instruction at the fault's pc.
+func (a *analyzer) decodeFaulting(f *fault) {
 	code16 := make([]byte, 16)
 	if n, _ := a.p.ReadMemory(f.pc, code16); n > 0 {
 		if d, err := disasm.DecodeX86_64(code16[:n], f.pc, f.regs, nil); err == nil {
@@ -224,9 +332,6 @@ func (a *analyzer) sigframeFault() *fault {
 			f.ea, f.hasEA = d.EffectiveAddress, d.HasAddress
 		}
 	}
-	a.evidence("a handler caught %s (%s) and re-raised it: frames #0-#%d are the handler; the kernel's signal frame "+
-		"at %#x holds the original fault (trap %d, error code %#x, cr2 %#x) and registers (rip=%#x)", f.name, f.code, k-1, uc, trapno, errCode, cr2, f.pc)
-	return f
 }
 
 var regRef = regexp.MustCompile(`%([a-z0-9]+)`)

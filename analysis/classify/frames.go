@@ -249,6 +249,11 @@ func (a *analyzer) signature() string {
 	if a.cls.Kind == model.KindDeadlock || a.cls.Kind == model.KindHang {
 		parts = append([]string{a.cls.Kind}, a.blockedSignature()...)
 	}
+	if a.cls.Kind == model.KindKilled && a.f != nil {
+		// Where a killed process was is not a crash site: keep it apart
+		// from crashes at the same place.
+		parts = append([]string{"killed by " + a.f.name}, parts...)
+	}
 	if len(parts) == 0 {
 		if a.c.Signal != nil {
 			return a.c.Signal.Name

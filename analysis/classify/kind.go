@@ -24,12 +24,16 @@ func (a *analyzer) classifyKind() {
 		}
 		return
 	}
-	if f.signo == sigABRT && a.sentByOther() {
-		a.killedFromOutside(f)
+	if f.sent && !a.sentByItself(f) {
+		a.killed(f)
 		return
 	}
-	if f.signo == sigABRT || (f.fromSelf && a.abortFramesPresent()) {
+	if f.signo == sigABRT || (f.sent && a.abortFramesPresent()) {
 		a.abortKind()
+		return
+	}
+	if f.sent {
+		a.killed(f)
 		return
 	}
 	switch f.signo {
@@ -42,27 +46,48 @@ func (a *analyzer) classifyKind() {
 	case sigILL, sigTRAP:
 		a.ill(f)
 	default:
-		if a.sentByOther() {
-			a.killedFromOutside(f)
-			return
-		}
 		a.evidence("fatal signal %s (%s)", f.name, f.code)
 	}
 }
 
-// sentByOther reports whether another process sent the fatal signal.
-func (a *analyzer) sentByOther() bool {
-	s := a.c.Signal
-	return s != nil && s.Sender != 0 && a.c.Dump.PID != 0 && s.Sender != a.c.Dump.PID
+// sentByItself reports whether the process sent its fatal signal to
+// itself (raise, abort, pthread_kill); false when another process sent it
+// or the sender is unknown.
+func (a *analyzer) sentByItself(f *fault) bool {
+	return f.hasSender && (f.sender == a.c.Dump.PID || a.c.Dump.PID == 0)
 }
 
-// killedFromOutside: another process sent the fatal signal (a timeout, a
-// watchdog, a user's kill): the process was most likely stuck.
-func (a *analyzer) killedFromOutside(f *fault) {
-	a.cls.Kind = model.KindHang
-	a.evidence("%s (%s) was sent by pid %d, not raised by the process or the CPU: something outside killed it, "+
-		"typically a timeout or watchdog on a stuck process", f.name, f.code, a.c.Signal.Sender)
+// killed: the fatal signal was sent (kill, tgkill, sigqueue), not raised
+// by the CPU: there is no faulting instruction, and the stacks show where
+// the process was when the signal arrived.
+func (a *analyzer) killed(f *fault) {
+	a.cls.Kind = model.KindKilled
+	how := sendCall[f.code]
+	var by string
+	switch {
+	case f.hasSender && a.sentByItself(f):
+		by = "raised by the process itself"
+	case f.hasSender:
+		by = fmt.Sprintf("sent by pid %d", f.sender)
+		if f.hasUID {
+			by += fmt.Sprintf(" (uid %d)", f.senderUID)
+		}
+	case f.originUnknown:
+		by = "sent by another process or raised by the program (the handler that re-raised it took no siginfo, so the sender is not recorded)"
+	default:
+		by = "sent by a process"
+	}
+	if how != "" {
+		by += " with " + how
+	}
+	a.evidence("%s%s was %s, not raised by a CPU fault: no instruction faulted", f.name, parenthesized(f.code), by)
+	a.cls.Summary = fmt.Sprintf("Killed: %s was %s; the stacks show where the process was when it arrived — %s. Find what sent it (a timeout, a watchdog, a job scheduler or a user).",
+		f.name, by, a.where())
 }
+
+// sendCall names the call that sends a signal with each si_code.
+var sendCall = map[string]string{"SI_USER": "kill(2)", "SI_TKILL": "tgkill(2)", "SI_QUEUE": "sigqueue(3)",
+	"SI_TIMER": "a POSIX timer", "SI_MESGQ": "a message queue notification", "SI_ASYNCIO": "AIO completion"}
 
 // memBase returns the memory operand's base register and its value.
 func (f *fault) memBase() (string, uint64, bool) {

@@ -64,7 +64,7 @@ func (a *analyzer) threads() {
 	a.lockWaits()
 	if cyc := a.deadlockCycle(); len(cyc) > 0 {
 		a.reportDeadlock(cyc)
-	} else if a.cls.Kind == model.KindHang && len(a.cls.Locks) > 0 {
+	} else if (a.cls.Kind == model.KindHang || a.cls.Kind == model.KindKilled) && len(a.cls.Locks) > 0 {
 		for _, l := range a.cls.Locks {
 			a.evidence("thread %d waits for mutex %s%s", l.Thread, mutexLabel(l), ownerText(l))
 		}

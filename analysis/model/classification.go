@@ -18,7 +18,10 @@ const (
 	KindGPUHang            = "gpu-hang"
 	KindHang               = "hang"
 	KindDeadlock           = "deadlock"
-	KindUnknown            = "unknown"
+	// KindKilled: the fatal signal was sent (kill, tgkill, sigqueue), not
+	// raised by a CPU fault: the stacks show where the process was.
+	KindKilled  = "killed"
+	KindUnknown = "unknown"
 )
 
 // Crash contexts (Classification.Context).

@@ -41,6 +41,9 @@ type Signal struct {
 	Address string `json:"address,omitempty"`
 	// Sender is the pid that sent the signal, for signals sent by kill/tgkill.
 	Sender int `json:"sender,omitempty"`
+	// SenderUID is the sender's real uid (si_uid), for signals sent by
+	// kill/tgkill/sigqueue; nil when the signal was not sent.
+	SenderUID *int `json:"senderUid,omitempty"`
 }
 
 // Thread is one thread (LWP) of the process.

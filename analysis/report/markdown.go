@@ -133,6 +133,9 @@ func signalLine(c *analysis.Crash) string {
 	}
 	if s.Sender != 0 {
 		out += fmt.Sprintf(", sent by pid %d", s.Sender)
+		if s.SenderUID != nil {
+			out += fmt.Sprintf(" (uid %d)", *s.SenderUID)
+		}
 		if s.Sender == c.Dump.PID {
 			out += " (itself)"
 		}
@@ -272,6 +275,9 @@ func instruction(p *printer, c *analysis.Crash) {
 		p.f("Not available (no faulting thread or no registers).\n\n")
 		return
 	}
+	if cls := c.Classification; cls != nil && cls.Kind == model.KindKilled {
+		p.f("None: the signal was sent, not raised by an instruction. The crashing thread was here when it arrived:\n\n")
+	}
 	p.f("```\n=> %s:\t%s\n", in.PC, in.Text)
 	if in.MemoryOperand != "" {
 		p.f("   %s of %s", orDash(in.Access), in.MemoryOperand)
@@ -301,7 +307,7 @@ func instruction(p *printer, c *analysis.Crash) {
 		p.f("\n")
 	}
 	p.f("```\n\n")
-	if cls := c.Classification; cls != nil && cls.Reraised {
+	if cls := c.Classification; cls != nil && cls.Reraised && cls.Kind != model.KindKilled {
 		p.f("This is the re-raise inside the handler; the original faulting instruction and its registers are in the evidence below.\n\n")
 	}
 }
@@ -471,6 +477,8 @@ func nextSteps(c *analysis.Crash, determinism string) []string {
 	case model.KindDeadlock:
 		out = append(out, "Take the mutexes in one global order in every thread (or lock them together with std::scoped_lock / std::lock).",
 			"Run the program under ThreadSanitizer (-fsanitize=thread), which reports lock-order inversions even when they do not deadlock.")
+	case model.KindKilled:
+		out = append(out, "Find what sent the signal (the sender's pid and uid are in the signal line: a timeout, watchdog, job scheduler or a user's kill), and read the stacks as a snapshot of where the process was, not as a crash site.")
 	case model.KindHang:
 		out = append(out, "Look at the running threads' stacks for a busy loop and at the waiting ones for a lost wake-up.")
 	case model.KindAbort:

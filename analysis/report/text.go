@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 // JSON writes the model exactly as `faultline analyze --json` prints it.
@@ -43,11 +44,18 @@ func Text(w io.Writer, c *analysis.Crash) error {
 		}
 		if s.Sender != 0 {
 			p.f(" sent by pid %d", s.Sender)
+			if s.SenderUID != nil {
+				p.f(" (uid %d)", *s.SenderUID)
+			}
 		}
 		p.f("\n")
 	}
 	if in := c.Instruction; in != nil {
-		p.f("faulting:  %s: %s", in.PC, in.Text)
+		label := "faulting:"
+		if cls := c.Classification; cls != nil && cls.Kind == model.KindKilled {
+			label = "was at:  " // a sent signal: no instruction faulted
+		}
+		p.f("%-10s %s: %s", label, in.PC, in.Text)
 		if in.EffectiveAddress != "" {
 			p.f("    [%s %s]", in.Access, in.EffectiveAddress)
 		}

@@ -1,0 +1,44 @@
+package realworld_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/faultline-dev/faultline/analysis/internal/crashlab"
+)
+
+// programs are the test programs' sources (testdata/programs).
+var programs, _ = filepath.Abs("testdata/programs")
+
+// built caches binaries built once per test binary run, by key.
+var built = struct {
+	sync.Mutex
+	dir  string
+	bins map[string]string
+}{bins: map[string]string{}}
+
+// buildOnce compiles testdata/programs sources with compiler and flags
+// once per run and returns the binary.
+func buildOnce(t *testing.T, key, compiler string, sources []string, flags ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath(compiler); err != nil {
+		t.Fatalf("%s is required (the README's test command installs it): %v", compiler, err)
+	}
+	built.Lock()
+	defer built.Unlock()
+	if b, ok := built.bins[key]; ok {
+		return b
+	}
+	if built.dir == "" {
+		built.dir = mustTempDir(t)
+	}
+	var srcs []string
+	for _, s := range sources {
+		srcs = append(srcs, filepath.Join(programs, s))
+	}
+	b := crashlab.Build(t, built.dir, key, compiler, srcs, flags...)
+	built.bins[key] = b
+	return b
+}
