@@ -62,6 +62,9 @@ func (p *process) crash(path string) *Crash {
 			}
 		}
 	}
+	if msg := u.Budget(); msg != "" {
+		p.problem("", "%s: the stacks of the threads reached after it are cut short", msg)
+	}
 	c.Modules = p.modelModules()
 	p.reportMissingDebug(c)
 	c.Problems = p.problems

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/faultline-dev/faultline/analysis/unwind/frame"
 	"github.com/faultline-dev/faultline/analysis/unwind/op"
@@ -74,11 +75,20 @@ type Frame struct {
 
 // Options bound an unwind.
 type Options struct {
-	MaxFrames int // default 100000
+	MaxFrames int // per thread; default DefaultMaxFrames
+	// MaxTotalFrames and MaxTime bound all the unwinds of one Unwinder (one
+	// dump); defaults DefaultMaxTotalFrames and DefaultMaxTime. Once either
+	// is spent every later unwind stops at once; Budget says so.
+	MaxTotalFrames int
+	MaxTime        time.Duration
 }
 
-// DefaultMaxFrames is Options.MaxFrames when it is zero.
-const DefaultMaxFrames = 100000
+// Defaults of Options.
+const (
+	DefaultMaxFrames      = 100000
+	DefaultMaxTotalFrames = 250000
+	DefaultMaxTime        = 30 * time.Second
+)
 
 // Unwind unwinds one thread from its registers start. stop is "" when the
 // stack ended normally: the return address is undefined per CFI, as _start
@@ -101,6 +111,8 @@ type Unwinder struct {
 	mu       sync.Mutex
 	tables   map[*Module]*moduleTables
 	sigtramp map[uint64]bool // per pc: is it the sigreturn trampoline?
+
+	budget budget // frames and time left for all unwinds
 }
 
 // maxCachedPCs bounds the Unwinder's per-pc trampoline cache.
@@ -135,7 +147,15 @@ func NewUnwinder(mem Memory, find Finder, opt Options) *Unwinder {
 	if opt.MaxFrames <= 0 {
 		opt.MaxFrames = DefaultMaxFrames
 	}
-	return &Unwinder{mem: mem, find: find, opt: opt, tables: map[*Module]*moduleTables{}, sigtramp: map[uint64]bool{}}
+	if opt.MaxTotalFrames <= 0 {
+		opt.MaxTotalFrames = DefaultMaxTotalFrames
+	}
+	if opt.MaxTime <= 0 {
+		opt.MaxTime = DefaultMaxTime
+	}
+	u := &Unwinder{mem: mem, find: find, opt: opt, tables: map[*Module]*moduleTables{}, sigtramp: map[uint64]bool{}}
+	u.budget.frames.Store(int64(opt.MaxTotalFrames))
+	return u
 }
 
 // Unwind unwinds one thread; see the package-level Unwind.
@@ -146,15 +166,27 @@ func (u *Unwinder) Unwind(start Regs) (frames []Frame, stop string) {
 	s := &stepper{u: u, arch: start.Arch, mem: &memReader{mem: u.mem, arch: start.Arch}}
 	frames = make([]Frame, 1, 64)
 	frames[0] = Frame{PC: start.PC(), Regs: start, Trust: TrustContext}
+	if msg := u.budget.take(u.opt); msg != "" {
+		return frames, msg
+	}
+	var seen signalFrames
 	sameSP := 0
 	for {
 		cur := &frames[len(frames)-1]
 		next, end, stop := s.step(cur)
+		if seen.repeats(cur) {
+			// gdb's frame stash (frame.c get_prev_frame_if_no_cycle): a
+			// frame met before ends the stack.
+			return frames[:len(frames)-1], "previous frame identical to this frame (corrupt stack?)"
+		}
 		if end {
 			return frames, ""
 		}
 		if stop != "" {
 			return frames, stop
+		}
+		if msg := u.budget.take(u.opt); msg != "" {
+			return frames, msg
 		}
 		curSP, nextSP := cur.Regs.SP(), next.Regs.SP()
 		if !cur.SignalTrampoline {
