@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,6 +135,17 @@ func wantContains(t *testing.T, what, s string, wants ...string) {
 	for _, w := range wants {
 		if !strings.Contains(s, w) {
 			t.Errorf("%s lacks %q:\n%s", what, w, clip(s))
+		}
+	}
+}
+
+// wantMatch fails the test for each regular expression of wants that s
+// does not match.
+func wantMatch(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !regexp.MustCompile(w).MatchString(s) {
+			t.Errorf("%s does not match %q:\n%s", what, w, clip(s))
 		}
 	}
 }

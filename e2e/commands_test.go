@@ -1,0 +1,121 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemo runs the README's first command as written, `go run . demo`,
+// in the checkout, and the built binary's demo in its other formats.
+func TestDemo(t *testing.T) {
+	r := example(t, "go run . demo", invocation{dir: repoRoot, timeout: 5 * time.Minute})
+	wantExit(t, r, 0)
+	wantContains(t, "demo report", r.stdout, "SIGSEGV", "null-deref", "field_value", "record_timeout", "demo.c:57")
+
+	r = faultline(t, invocation{}, "demo", "--format", "text")
+	wantExit(t, r, 0)
+	wantMatch(t, "demo text report", r.stdout, `in record_timeout at \S*demo\.c:60`, `in main at \S*demo\.c:68`)
+	r = faultline(t, invocation{}, "demo", "--json")
+	wantExit(t, r, 0)
+	c := decodeCrash(t, r)
+	if fr := c.crashed(); len(fr) < 3 || fr[0].Function != "field_value" || len(c.Problems) != 0 {
+		t.Errorf("demo model: frames %+v problems %+v", fr, c.Problems)
+	}
+	r = faultline(t, invocation{}, "demo", "extra")
+	wantExit(t, r, 2)
+}
+
+// TestVersionAndUsage runs `faultline version` and the top-level usage
+// paths: no command, an unknown one, help.
+func TestVersionAndUsage(t *testing.T) {
+	for _, arg := range []string{"version", "--version"} {
+		r := faultline(t, invocation{}, arg)
+		wantExit(t, r, 0)
+		if !strings.HasPrefix(r.stdout, "faultline ") || strings.Count(r.stdout, "\n") != 1 {
+			t.Errorf("faultline %s printed %q", arg, r.stdout)
+		}
+	}
+	r := faultline(t, invocation{})
+	wantExit(t, r, 2)
+	wantContains(t, "usage without a command", r.stderr, "usage:", "faultline analyze")
+	r = faultline(t, invocation{}, "nonsense")
+	wantExit(t, r, 2)
+	wantContains(t, "unknown command", r.stderr, `unknown command "nonsense"`)
+	r = faultline(t, invocation{}, "--help")
+	wantExit(t, r, 0)
+	wantContains(t, "help", r.stdout, "faultline analyze", "faultline serve", "faultline hang")
+	r = faultline(t, invocation{}, "analyze", "/nonexistent/core")
+	wantExit(t, r, 1)
+	wantContains(t, "missing dump", r.stderr, "/nonexistent/core")
+}
+
+// TestGPULines runs the README's gpu-lines examples on the checked-in sm_90
+// cubin and on the host object that embeds it in its fatbin, and the GPU
+// core dump example: the inline chain of crash_kernel+0x7d0 (nvdisasm -gi:
+// fl::load_global<float> inlined into checksum).
+func TestGPULines(t *testing.T) {
+	dir := t.TempDir()
+	cubins := filepath.Join(repoRoot, "testdata", "cuda", "cubins")
+	copyFile(t, filepath.Join(cubins, "kernels.sm_90.cubin"), filepath.Join(dir, "kernels.cubin"), false)
+	copyFile(t, filepath.Join(cubins, "kernels_host.o"), filepath.Join(dir, "app"), false)
+	inv := invocation{dir: dir}
+
+	r := example(t, "faultline gpu-lines kernels.cubin 'crash_kernel+0x7d0'", inv)
+	wantExit(t, r, 0)
+	wantMatch(t, "gpu-lines", r.stdout, `crash_kernel\+0x7d0 in checksum \(\.text\.crash_kernel 0x7d0, sm_90\)`,
+		`#0 fl::load_global<float> at \S*access\.cuh:8 \[inlined\]`, `#1 checksum at \S*kernels\.cu:8`)
+
+	r = example(t, "faultline gpu-lines --json app 'crash_kernel+0x7d0'", inv)
+	wantExit(t, r, 0)
+	var lines []struct {
+		Address, Function, Arch string
+		Frames                  []struct {
+			Function, File string
+			Line           int
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &lines); err != nil {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	if len(lines) != 1 || lines[0].Arch != "sm_90" || len(lines[0].Frames) != 2 ||
+		lines[0].Frames[0].Function != "fl::load_global<float>" || lines[0].Frames[1].Function != "checksum" || lines[0].Frames[1].Line != 8 {
+		t.Errorf("gpu-lines --json on the host object: %+v", lines)
+	}
+	r = faultline(t, inv, "gpu-lines", "kernels.cubin", "no_such_kernel+0x10")
+	wantExit(t, r, 1)
+	wantContains(t, "unknown kernel", r.stderr, "could not be resolved")
+
+	gunzipFile(t, filepath.Join(repoRoot, "testdata", "cuda", "cores", "illegal_address.sm_80.nvcudmp.gz"), filepath.Join(dir, "crash.nvcudmp"))
+	r = example(t, "faultline analyze crash.nvcudmp", inv)
+	wantExit(t, r, 0)
+	wantContains(t, "GPU core report", r.stdout, "gpu-illegal-address", "Warp Illegal Address", "crash_kernel", "access.cuh:8")
+	r = faultline(t, inv, "analyze", "--json", "crash.nvcudmp")
+	wantExit(t, r, 0)
+	var g struct {
+		GPU struct {
+			Kernel, Exception string
+			Block, Thread     struct{ X, Y, Z int }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.GPU.Kernel != "crash_kernel" || g.GPU.Block.X != 2 || g.GPU.Thread.X != 101 {
+		t.Errorf("GPU model: %+v", g.GPU)
+	}
+}
+
+func gunzipFile(t *testing.T, src, dst string) {
+	t.Helper()
+	r := command(t, invocation{}, "gzip", "-dc", src)
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	if err := os.WriteFile(dst, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
