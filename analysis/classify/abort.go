@@ -15,7 +15,8 @@ var (
 		"__assert_perror_fail": true, "__assert": true}
 	mallocErrorFunctions = map[string]bool{"malloc_printerr": true}
 	terminateFunctions   = map[string]bool{"std::terminate": true, "__cxxabiv1::__terminate": true, "__cxa_throw": true,
-		"__gnu_cxx::__verbose_terminate_handler": true, "__cxa_rethrow": true, "__cxa_call_terminate": true}
+		"__gnu_cxx::__verbose_terminate_handler": true, "__cxa_rethrow": true, "__cxa_call_terminate": true,
+		"__cxa_pure_virtual": true, "__cxa_deleted_virtual": true}
 	fortifyFunctions = map[string]bool{"__fortify_fail": true, "__stack_chk_fail": true, "__chk_fail": true}
 )
 
@@ -69,24 +70,7 @@ func (a *analyzer) abortKind() {
 		}
 		a.cls.Summary = fmt.Sprintf("Heap corruption detected by glibc (%s) in %s; the damage was done earlier — run under ASan (-fsanitize=address) or valgrind to catch the bad write or free.", what, a.where())
 	case isTerminate:
-		a.cls.Kind = model.KindAbort
-		typ, what := a.uncaughtException()
-		a.evidence("the stack goes through std::terminate: a C++ exception was not caught")
-		if typ != "" {
-			m := "terminate called after throwing an instance of '" + typ + "'"
-			if what != "" {
-				m += "\n  what():  " + what
-				a.evidence("the exception object is a %s; what() = %q", typ, what)
-			} else {
-				a.evidence("the exception object in flight is a %s", typ)
-			}
-			if a.cls.Message == "" {
-				a.cls.Message = m
-			}
-			a.cls.Summary = fmt.Sprintf("Uncaught C++ exception %s thrown from %s: catch it or prevent the error%s.", typ, a.where(), whatSuffix(what))
-		} else {
-			a.cls.Summary = fmt.Sprintf("std::terminate called from %s: an uncaught C++ exception (or a throw from a noexcept function or destructor).", a.where())
-		}
+		a.terminateKind()
 	case isFortify:
 		a.cls.Kind = model.KindAbort
 		a.cls.Summary = fmt.Sprintf("glibc's buffer-overflow protection aborted in %s (%s); a stack or buffer overflow was caught.", a.where(), orDefault(strings.TrimSpace(msg), "fortify check"))
@@ -97,6 +81,53 @@ func (a *analyzer) abortKind() {
 		} else {
 			a.cls.Summary = fmt.Sprintf("The program called abort() from %s.", a.where())
 		}
+	}
+}
+
+// terminateKind names why std::terminate was called: an uncaught
+// exception, one escaping a noexcept function, a pure virtual call, a
+// joinable std::thread destroyed, or a direct call.
+func (a *analyzer) terminateKind() {
+	a.cls.Kind = model.KindAbort
+	typ, what := a.uncaughtException()
+	defer a.exceptionEvidence(typ, what)
+	_, pureVirtual := a.hasFrame(map[string]bool{"__cxa_pure_virtual": true, "__cxa_deleted_virtual": true})
+	_, mustNotThrow := a.hasFrame(map[string]bool{"__cxa_call_terminate": true})
+	_, threadDtor := a.hasFrame(map[string]bool{"std::thread::~thread": true})
+	switch {
+	case pureVirtual:
+		a.evidence("the stack goes through __cxa_pure_virtual: a virtual call reached a pure virtual function")
+		a.cls.Summary = fmt.Sprintf("Pure virtual call in %s: a virtual function was called on an object whose dynamic type is still (or again) the abstract base — a call from a base constructor or destructor, or through a deleted object.", a.where())
+	case mustNotThrow && typ != "":
+		a.evidence("the stack goes through __cxa_call_terminate from the personality routine: the unwinder reached a frame that must not throw")
+		a.cls.Summary = fmt.Sprintf("Exception %s thrown from %s escaped a noexcept function (or a destructor) on the stack, so std::terminate was called%s; catch it inside that function or drop its noexcept.", typ, a.where(), whatSuffix(what))
+	case threadDtor:
+		a.evidence("std::thread::~thread called std::terminate: the thread object was still joinable")
+		a.cls.Summary = fmt.Sprintf("A std::thread was destroyed while still joinable in %s: join() or detach() it before it goes out of scope (std::jthread joins itself).", a.where())
+	case typ != "":
+		a.evidence("the stack goes through std::terminate: a C++ exception was not caught")
+		a.cls.Summary = fmt.Sprintf("Uncaught C++ exception %s thrown from %s: catch it or prevent the error%s.", typ, a.where(), whatSuffix(what))
+	default:
+		a.evidence("the stack goes through std::terminate and no exception is in flight")
+		a.cls.Summary = fmt.Sprintf("std::terminate called from %s without an active exception (a direct call, or `throw;` with nothing to rethrow).", a.where())
+	}
+}
+
+// exceptionEvidence records the exception in flight and glibc-style
+// message for it.
+func (a *analyzer) exceptionEvidence(typ, what string) {
+	if typ == "" {
+		return
+	}
+	m := "terminate called after throwing an instance of '" + typ + "'"
+	if what != "" {
+		m += "\n  what():  " + what
+		a.evidence("the exception object is a %s; what() = %q", typ, what)
+	} else {
+		a.evidence("the exception object in flight is a %s", typ)
+	}
+	if a.cls.Message == "" {
+		a.cls.Message = m
 	}
 }
 

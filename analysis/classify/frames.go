@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/model"
@@ -32,6 +33,10 @@ var runtimeFunctions = map[string]bool{
 	"_int_free": true, "_int_malloc": true, "__libc_free": true, "__GI___libc_free": true, "__libc_malloc": true,
 	"free": true, "malloc": true, "realloc": true, "_int_realloc": true, "__libc_realloc": true, "cfree": true,
 	"operator new": true, "operator delete": true,
+	"__cxa_pure_virtual": true, "__cxa_deleted_virtual": true,
+	"__gxx_personality_v0": true, "_Unwind_RaiseException_Phase2": true, "_Unwind_Resume": true,
+	"_Unwind_ForcedUnwind": true, "__cxa_begin_catch": true, "__cxa_end_catch": true,
+	"execute_native_thread_routine": true, "std::__terminate": true,
 }
 
 // handlerFunctions are well-known crash handlers that re-raise: LLVM's,
@@ -41,14 +46,21 @@ var handlerFunctions = []string{
 	"FailureSignalHandler", "google::", "ExceptionHandler", "folly::symbolizer", "backward::",
 }
 
+// cloneSuffix matches the suffixes GCC and LLVM give the copies of a
+// function they specialise or split (symbol table names such as
+// "__pthread_kill_implementation.constprop.0", "foo.isra.0.cold",
+// "bar.llvm.1234"), at the end of a name.
+var cloneSuffix = regexp.MustCompile(`(\.(constprop|isra|part|cold|lto_priv|localalias|llvm|specialized|clone)(\.[0-9]+)*)+$`)
+
 // baseName is a function name without its parameter list, template
-// arguments, clone suffix ("[clone .cold]") or "@plt".
+// arguments, clone suffix ("[clone .cold]", ".constprop.0") or "@plt".
 func baseName(fn string) string {
 	fn = strings.TrimSpace(fn)
 	if i := strings.Index(fn, " [clone"); i >= 0 {
 		fn = fn[:i]
 	}
 	fn = strings.TrimSuffix(fn, "@plt")
+	fn = cloneSuffix.ReplaceAllString(fn, "")
 	// Drop the parameter list: the last top-level "(...)" (operator() keeps its own).
 	if strings.HasSuffix(fn, ")") || strings.HasSuffix(fn, ") const") {
 		depth := 0
@@ -67,13 +79,15 @@ func baseName(fn string) string {
 			}
 		}
 	}
-	// Drop template arguments.
+	// Drop template arguments: a '<' right after a name. One that starts
+	// a name part is Python's "<module>", "<lambda>", "<listcomp>".
 	var b strings.Builder
 	depth := 0
 	for i := 0; i < len(fn); i++ {
 		c := fn[i]
 		switch {
-		case c == '<' && !strings.HasSuffix(fn[:i], "operator") && !strings.HasSuffix(fn[:i], "operator<"):
+		case c == '<' && (depth > 0 || i > 0 && isIdentByte(fn[i-1])) &&
+			!strings.HasSuffix(fn[:i], "operator") && !strings.HasSuffix(fn[:i], "operator<"):
 			depth++
 		case c == '>' && depth > 0:
 			depth--
@@ -82,6 +96,10 @@ func baseName(fn string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // isRuntimeModule reports whether module is a C/C++ runtime or the loader.

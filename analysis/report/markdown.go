@@ -133,7 +133,7 @@ func signalLine(c *analysis.Crash) string {
 	}
 	if s.Sender != 0 {
 		out += fmt.Sprintf(", sent by pid %d", s.Sender)
-		if s.SenderUID != nil {
+		if s.SenderUID != nil && s.Sender != c.Dump.PID {
 			out += fmt.Sprintf(" (uid %d)", *s.SenderUID)
 		}
 		if s.Sender == c.Dump.PID {

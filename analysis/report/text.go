@@ -44,7 +44,7 @@ func Text(w io.Writer, c *analysis.Crash) error {
 		}
 		if s.Sender != 0 {
 			p.f(" sent by pid %d", s.Sender)
-			if s.SenderUID != nil {
+			if s.SenderUID != nil && s.Sender != c.Dump.PID {
 				p.f(" (uid %d)", *s.SenderUID)
 			}
 		}
