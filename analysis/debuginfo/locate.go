@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // DefaultDebugDir is where distributions install separate debug files.
@@ -154,6 +155,11 @@ func (l *Locator) FindDebug(binaryPath string, obj *Object) (debugPath string, p
 	if !ok {
 		return "", problems
 	}
+	if !isBaseName(name) {
+		// gdb and objcopy --add-gnu-debuglink store a base name; one with a
+		// directory could name any file on the machine.
+		return "", append(problems, fmt.Sprintf("%s: .gnu_debuglink %q is not a file name; ignored", binaryPath, name))
+	}
 	dir := filepath.Dir(binaryPath)
 	absDir := dir
 	if a, err := filepath.Abs(dir); err == nil {
@@ -187,16 +193,33 @@ func (l *Locator) FindDebug(binaryPath string, obj *Object) (debugPath string, p
 	return "", problems
 }
 
-// fileCRC32 is the CRC32 (IEEE, as gdb's gnu_debuglink_crc32) of a whole file.
+// fileCRC32 is the CRC32 (IEEE, as gdb's gnu_debuglink_crc32) of a whole
+// regular file. It checks the opened file (not the name, which may have
+// changed since) and reads no more than the size it had when opened, so a
+// file that grows or never ends (a /proc file reads as regular, size 0)
+// costs nothing.
 func fileCRC32(p string) (uint32, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
+	}
 	h := crc32.NewIEEE()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, io.LimitReader(f, st.Size())); err != nil {
 		return 0, err
 	}
 	return h.Sum32(), nil
+}
+
+// isBaseName reports whether a debuglink names a file in a directory, not a
+// path: no separator, not "." or "..", no NUL.
+func isBaseName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
 }
