@@ -18,10 +18,10 @@ import (
 // liveCore writes an ELF core dump of a live process the way the kernel
 // lays one out (linux fs/binfmt_elf.c; the notes of linux/elfcore.h): a
 // PT_NOTE with NT_PRSTATUS per thread, NT_PRPSINFO, NT_AUXV and NT_FILE,
-// then a PT_LOAD per mapping. Writable and anonymous mappings are dumped
-// whole; read-only file mappings only their first page (build-ids), since
-// their bytes are in the files. Threads are stopped with ptrace for the
-// copy and resumed after.
+// then a PT_LOAD per mapping holding what the kernel would dump of it
+// (kernelDumpSize: written-to memory including RELRO pages, so that
+// debuggers find .dynamic and the link map; ELF header pages for build-ids).
+// Threads are stopped with ptrace for the copy and resumed after.
 func liveCore(pid int, path string) (threads int, err error) {
 	// ptrace requests must come from the thread that attached.
 	runtime.LockOSThread()
@@ -42,22 +42,23 @@ func liveCore(pid int, path string) (threads int, err error) {
 			return 0, fmt.Errorf("reading thread %d's registers: %w", t, err)
 		}
 	}
-	maps, err := readMaps(pid)
-	if err != nil {
-		return 0, err
-	}
 	mem, err := os.Open(fmt.Sprintf("/proc/%d/mem", pid))
 	if err != nil {
 		return 0, err
 	}
 	defer mem.Close()
+	maps, err := readMappings(pid, mem)
+	if err != nil {
+		return 0, err
+	}
+	st := readProcStat(pid)
 	auxv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/auxv", pid))
 
 	var notes bytes.Buffer
 	for i, t := range tids {
-		writeNote(&notes, 1, prstatus(pid, t, &regs[i])) // NT_PRSTATUS
+		writeNote(&notes, 1, prstatus(t, st, &regs[i])) // NT_PRSTATUS
 		if i == 0 {
-			writeNote(&notes, 3, prpsinfo(pid))         // NT_PRPSINFO
+			writeNote(&notes, 3, prpsinfo(pid, st))     // NT_PRPSINFO
 			writeNote(&notes, 6, auxv)                  // NT_AUXV
 			writeNote(&notes, 0x46494c45, ntFile(maps)) // NT_FILE
 		}
@@ -104,73 +105,6 @@ func attachAll(pid int) ([]int, error) {
 	return order, errors.New("threads keep appearing; gave up stopping them all")
 }
 
-// mapping is one line of /proc/PID/maps.
-type mapping struct {
-	start, end, offset uint64
-	perms              string
-	path               string
-}
-
-func (m mapping) dumpSize() uint64 {
-	size := m.end - m.start
-	switch {
-	case m.perms[0] != 'r' || m.path == "[vvar]" || m.path == "[vsyscall]" || strings.HasPrefix(m.path, "/dev/"):
-		return 0
-	case m.perms[1] == 'w' || m.path == "" || strings.HasPrefix(m.path, "["):
-		return size
-	case m.offset == 0:
-		return min(size, 4096) // the ELF header page: build-ids
-	}
-	return 0
-}
-
-func (m mapping) flags() uint32 {
-	var f uint32
-	if m.perms[0] == 'r' {
-		f |= 4 // PF_R
-	}
-	if m.perms[1] == 'w' {
-		f |= 2 // PF_W
-	}
-	if m.perms[2] == 'x' {
-		f |= 1 // PF_X
-	}
-	return f
-}
-
-func readMaps(pid int) ([]mapping, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []mapping
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		// start-end perms offset dev inode path
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 5 {
-			continue
-		}
-		addr := strings.SplitN(fields[0], "-", 2)
-		var m mapping
-		m.start, _ = strconv.ParseUint(addr[0], 16, 64)
-		if len(addr) == 2 {
-			m.end, _ = strconv.ParseUint(addr[1], 16, 64)
-		}
-		m.perms = fields[1]
-		m.offset, _ = strconv.ParseUint(fields[2], 16, 64)
-		if len(fields) >= 6 {
-			m.path = strings.Join(fields[5:], " ")
-		}
-		if m.end > m.start && len(m.perms) >= 4 {
-			out = append(out, m)
-		}
-	}
-	return out, sc.Err()
-}
-
 func writeNote(w *bytes.Buffer, typ uint32, desc []byte) {
 	name := "CORE\x00"
 	binary.Write(w, binary.LittleEndian, [3]uint32{uint32(len(name)), uint32(len(desc)), typ})
@@ -185,12 +119,12 @@ func pad4(n int) int { return (4 - n%4) % 4 }
 // prstatus is struct elf_prstatus for x86-64 (336 bytes): pr_pid at 32,
 // pr_ppid 36, pr_pgrp 40, pr_sid 44, pr_reg (user_regs_struct, which is
 // syscall.PtraceRegs's layout) at 112.
-func prstatus(pid, tid int, regs *syscall.PtraceRegs) []byte {
+func prstatus(tid int, st procStat, regs *syscall.PtraceRegs) []byte {
 	b := make([]byte, 336)
 	binary.LittleEndian.PutUint32(b[32:], uint32(tid))
-	binary.LittleEndian.PutUint32(b[36:], uint32(os.Getppid()))
-	binary.LittleEndian.PutUint32(b[40:], uint32(pid))
-	binary.LittleEndian.PutUint32(b[44:], uint32(pid))
+	binary.LittleEndian.PutUint32(b[36:], uint32(st.ppid))
+	binary.LittleEndian.PutUint32(b[40:], uint32(st.pgrp))
+	binary.LittleEndian.PutUint32(b[44:], uint32(st.sid))
 	var r bytes.Buffer
 	binary.Write(&r, binary.LittleEndian, regs)
 	copy(b[112:], r.Bytes())
@@ -198,11 +132,14 @@ func prstatus(pid, tid int, regs *syscall.PtraceRegs) []byte {
 }
 
 // prpsinfo is struct elf_prpsinfo for x86-64 (136 bytes): pr_pid at 24,
-// pr_fname[16] at 40, pr_psargs[80] at 56.
-func prpsinfo(pid int) []byte {
+// pr_ppid 28, pr_pgrp 32, pr_sid 36, pr_fname[16] at 40, pr_psargs[80] at 56.
+func prpsinfo(pid int, st procStat) []byte {
 	b := make([]byte, 136)
 	b[0], b[1] = 1, 'S' // sleeping
 	binary.LittleEndian.PutUint32(b[24:], uint32(pid))
+	binary.LittleEndian.PutUint32(b[28:], uint32(st.ppid))
+	binary.LittleEndian.PutUint32(b[32:], uint32(st.pgrp))
+	binary.LittleEndian.PutUint32(b[36:], uint32(st.sid))
 	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	copy(b[40:55], bytes.TrimSpace(comm))
 	args, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -276,7 +213,7 @@ func writeCoreFile(path string, notes []byte, maps []mapping, mem io.ReaderAt) e
 	offsets := make([]uint64, len(maps))
 	for i, m := range maps {
 		offsets[i] = off
-		size := m.dumpSize()
+		size := m.dump
 		ph(1, m.flags(), off, m.start, size, m.end-m.start, 4096) // PT_LOAD
 		off += size
 	}
@@ -286,14 +223,14 @@ func writeCoreFile(path string, notes []byte, maps []mapping, mem io.ReaderAt) e
 	for i, m := range maps {
 		w.Write(make([]byte, offsets[i]-pos))
 		pos = offsets[i]
-		for done := uint64(0); done < m.dumpSize(); {
-			chunk := buf[:min(uint64(len(buf)), m.dumpSize()-done)]
+		for done := uint64(0); done < m.dump; {
+			chunk := buf[:min(uint64(len(buf)), m.dump-done)]
 			n, _ := mem.ReadAt(chunk, int64(m.start+done))
 			clear(chunk[n:]) // unreadable pages read as zeros, as in the kernel's dump
 			w.Write(chunk)
 			done += uint64(len(chunk))
 		}
-		pos += m.dumpSize()
+		pos += m.dump
 	}
 	if err := w.Flush(); err != nil {
 		return err
