@@ -15,6 +15,18 @@ out=${FAULTLINE_TEST_OUT:-$(mktemp -d)}
 mkdir -p "$out"
 passed=0 failed=0
 n=0
+# doc/tags ships with the plugin: it must be what :helptags makes of the doc.
+first=$1
+case $first in /*) ;; *) first=$PWD/$first ;; esac
+tagdir=$(mktemp -d)
+cp "$plugin/doc/faultline.txt" "$tagdir/"
+"$first" --headless -u NONE -i NONE -c "helptags $tagdir" -c q >/dev/null 2>&1
+if cmp -s "$tagdir/tags" "$plugin/doc/tags"; then
+  echo "ok - doc/tags is what :helptags makes"; passed=$((passed + 1))
+else
+  echo "not ok - doc/tags is stale: run nvim --headless -u NONE -c 'helptags editors/nvim/doc' -c q"; failed=$((failed + 1))
+fi
+rm -rf "$tagdir"
 for nvim in "$@"; do
   case $nvim in /*) ;; *) nvim=$PWD/$nvim ;; esac
   n=$((n + 1))

@@ -106,6 +106,33 @@ check('Information diagnostics on the callers (lines 18, 20, 25, 34)', 5000, fun
   return true
 end)
 
+-- The client is attached to the frames' files, and only to them.
+check('client attached to null_inline.cpp (a frame file)', 10000, function()
+  local c = require('faultline.lsp').clients()[1]
+  return (c and vim.lsp.buf_is_attached(src, c.id)) or nil, 'not attached'
+end)
+vim.cmd('split demo.c')
+local other = vim.api.nvim_get_current_buf()
+vim.wait(300)
+do
+  local c = require('faultline.lsp').clients()[1]
+  record(c ~= nil and not vim.lsp.buf_is_attached(other, c.id), 'client not attached to demo.c (no frame there)',
+    'attached to ' .. vim.api.nvim_buf_get_name(other))
+end
+-- lsp/faultline.lua (vim.lsp.enable on 0.11+): its root_dir admits frame files only.
+do
+  local file = vim.api.nvim_get_runtime_file('lsp/faultline.lua', false)[1]
+  local ok, cfg = pcall(dofile, file or 'lsp/faultline.lua')
+  local admitted = {}
+  if ok and type(cfg) == 'table' and type(cfg.root_dir) == 'function' then
+    ok = pcall(cfg.root_dir, src, function(root) admitted.src = root end)
+      and pcall(cfg.root_dir, other, function(root) admitted.other = root end)
+  end
+  record(ok and cfg.cmd and cfg.cmd[2] == 'serve' and admitted.src ~= nil and admitted.other == nil,
+    'lsp/faultline.lua: root_dir admits null_inline.cpp, not demo.c', vim.inspect(admitted))
+end
+vim.cmd('close')
+
 -- 2. Code lenses are drawn on the frame lines.
 check('code lens "#0 value_of" drawn above line 16', 20000, function()
   vim.cmd('redraw!')
@@ -183,6 +210,26 @@ if qf then
   record(got == '16,18,20,25,34', ':cfirst/:cnext walk the chain 16,18,20,25,34', got)
 end
 
+-- :FaultlineUp / :FaultlineDown (and their keys) walk the frames like gdb.
+vim.cmd('edit null_inline.cpp')
+vim.api.nvim_win_set_cursor(0, { 1, 0 })
+require('faultline').frame_index = nil
+vim.cmd('FaultlineUp')
+check(':FaultlineUp from the culprit shows its caller next_value, line 18', 10000, function()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  return (bufname_tail() == 'null_inline.cpp' and line == 18) or nil, bufname_tail() .. ':' .. line
+end)
+vim.cmd('execute "normal ]F"')
+check('the ]F key goes up once more, line 20', 10000, function()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  return line == 20 or nil, bufname_tail() .. ':' .. line
+end)
+vim.cmd('2FaultlineDown')
+check(':2FaultlineDown goes back to the culprit, line 16', 10000, function()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  return line == 16 or nil, bufname_tail() .. ':' .. line
+end)
+
 -- 5. :FaultlineReport writes and shows the markdown report.
 vim.cmd('FaultlineReport')
 check('report opened as markdown naming SIGSEGV and null_inline.cpp:16', 20000, function()
@@ -193,6 +240,24 @@ check('report opened as markdown naming SIGSEGV and null_inline.cpp:16', 20000, 
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
   return (text:find('SIGSEGV', 1, true) and text:find('null_inline.cpp:16', 1, true)) or nil, text:sub(1, 200)
 end)
+
+-- :help works without :helptags (doc/tags ships with the plugin).
+do
+  local ok, e = pcall(vim.cmd, 'help :FaultlineUp')
+  record(ok and bufname_tail() == 'faultline.txt', ':help :FaultlineUp opens faultline.txt', tostring(e) .. ' ' .. bufname_tail())
+  if ok then
+    vim.cmd('close')
+  end
+end
+
+-- :checkhealth faultline finds the server and the running client.
+do
+  local ok, e = pcall(vim.cmd, 'checkhealth faultline')
+  local text = ok and table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n') or tostring(e)
+  record(ok and text:find('faultline', 1, true) ~= nil and text:find('client %d+ running') ~= nil
+    and text:find('ERROR', 1, true) == nil,
+    ':checkhealth faultline reports the server and a running client without errors', text:sub(1, 400))
+end
 
 results:write(string.format('# %d failed\n', failures))
 results:close()

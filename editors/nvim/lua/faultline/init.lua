@@ -25,6 +25,8 @@ M.defaults = {
   codelens = true,
   -- Open the quickfix window after :FaultlineThreads.
   open_quickfix = true,
+  -- Normal-mode keys for :FaultlineUp and :FaultlineDown (false: none).
+  keys = { up = ']F', down = '[F' },
   -- vim.diagnostic.config() for faultline's diagnostics only (nil: leave the global one).
   diagnostic = { virtual_text = true, severity_sort = true, underline = true, signs = true },
 }
@@ -94,6 +96,18 @@ handlers.commands = {
   end,
 }
 
+--- Diagnostics name the files of the crashing thread's frames: the client
+--- attaches to their buffers (and only to those).
+handlers.handlers = {
+  ['textDocument/publishDiagnostics'] = function(err, result, ctx, config)
+    local default = vim.lsp.diagnostic.on_publish_diagnostics
+    default(err, result, ctx, config)
+    if result and result.uri and #(result.diagnostics or {}) > 0 then
+      lsp.add_frame_files(vim.lsp.get_client_by_id(ctx.client_id), { vim.uri_to_fname(result.uri) })
+    end
+  end,
+}
+
 handlers.on_init = function(client)
   if M.config.diagnostic and vim.lsp.diagnostic.get_namespace then
     vim.diagnostic.config(M.config.diagnostic, vim.lsp.diagnostic.get_namespace(client.id))
@@ -127,6 +141,28 @@ local function abspath(p)
   return vim.fn.fnamemodify(vim.fn.expand(p), ':p')
 end
 
+--- sync_frames records the files of every thread's frames, so that their
+--- buffers get the client, then calls on_done(res).
+local function sync_frames(c, on_done)
+  lsp.request(c, 'faultline/threads', vim.empty_dict(), function(err, res)
+    if err or not res then
+      return
+    end
+    local paths = {}
+    for _, t in ipairs(res.threads or {}) do
+      for _, f in ipairs(t.frames or {}) do
+        if f.uri then
+          table.insert(paths, vim.uri_to_fname(f.uri))
+        end
+      end
+    end
+    lsp.add_frame_files(c, paths)
+    if on_done then
+      on_done(res)
+    end
+  end)
+end
+
 --- open loads a dump (or crash log) with optional executable; on_done(summary) is called after.
 function M.open(dump, exe, on_done)
   local c = client()
@@ -146,6 +182,11 @@ function M.open(dump, exe, on_done)
         return
       end
       M.last = sum
+      M.frame_index = nil
+      if sum.uri then
+        lsp.add_frame_files(c, { vim.uri_to_fname(sum.uri) })
+      end
+      sync_frames(c)
       if not jump(sum.uri, sum.line) and sum.file then
         notify(sum.file .. ' was not found locally: set source_map or open the checkout as cwd',
           vim.log.levels.WARN)
@@ -288,6 +329,40 @@ function M.pick_thread()
   end)
 end
 
+--- move_frame walks the shown thread's frames like gdb's `up` (delta 1,
+--- toward the callers) and `down` (delta -1, toward the crash), showing the
+--- frame's line; frames without a local file are named, not opened.
+function M.move_frame(delta)
+  M.threads(function(res)
+    local t
+    for _, x in ipairs(res.threads or {}) do
+      if x.id == res.selectedThread then
+        t = x
+      end
+    end
+    if not t or #t.frames == 0 then
+      notify('no crash is open (:FaultlineOpen {dump} [exe])', vim.log.levels.WARN)
+      return
+    end
+    if not M.frame_index then
+      M.frame_index = 1
+      for i, f in ipairs(t.frames) do
+        if f.culprit then
+          M.frame_index = i
+        end
+      end
+    end
+    M.frame_index = math.max(1, math.min(#t.frames, M.frame_index + delta))
+    local f = t.frames[M.frame_index]
+    local name = string.format('#%d %s', f.index, f['function'] or f.pc)
+    if f.uri and f.line and jump(f.uri, f.line) then
+      notify(name)
+    else
+      notify(name .. ' has no local source (' .. (f.file or f.module or f.pc or '?') .. ')')
+    end
+  end)
+end
+
 --- report writes the markdown report and shows it.
 function M.report(on_done)
   local c = client()
@@ -336,6 +411,12 @@ local function user_commands()
   cmd('FaultlineReport', function()
     M.report()
   end, { desc = 'faultline: write and show the markdown report' })
+  cmd('FaultlineUp', function(o)
+    M.move_frame(o.count > 0 and o.count or 1)
+  end, { count = true, desc = "faultline: show the caller's frame (like gdb's up)" })
+  cmd('FaultlineDown', function(o)
+    M.move_frame(-(o.count > 0 and o.count or 1))
+  end, { count = true, desc = "faultline: show the callee's frame (like gdb's down)" })
   cmd('FaultlineClose', function()
     M.close()
   end, { desc = 'faultline: close the dump' })
@@ -357,9 +438,21 @@ function M.setup(opts)
   end
   local group = vim.api.nvim_create_augroup('faultline', { clear = true })
   user_commands()
+  if M.config.keys then
+    if M.config.keys.up then
+      vim.keymap.set('n', M.config.keys.up, '<Cmd>FaultlineUp<CR>', { desc = "faultline: caller's frame" })
+    end
+    if M.config.keys.down then
+      vim.keymap.set('n', M.config.keys.down, '<Cmd>FaultlineDown<CR>', { desc = "faultline: callee's frame" })
+    end
+  end
   lsp.register(M.config, handlers, group)
   if M.config.codelens and vim.lsp.codelens.enable then
     vim.lsp.codelens.enable(true)
+  end
+  if #M.config.dumps > 0 then
+    -- The server opens them at start; its diagnostics attach the buffers.
+    client()
   end
 end
 

@@ -98,73 +98,83 @@ local function client_config(opts, handlers)
   }
 end
 
-local started_id -- 0.7: the one client started with start_client
+--- The files that appear in the open crash's frames (absolute paths): the
+--- client attaches to buffers of these files only, never to every buffer.
+M.frame_files = {}
 
---- attach makes sure a faultline client runs for bufnr (started when
---- needed) and returns it.
-function M.attach(bufnr, opts, handlers)
-  local cfg = client_config(opts, handlers)
-  if has('0.8') then
-    if not buffer_ok(bufnr) and #M.clients() > 0 then
-      return M.clients()[1]
-    end
-    local id = vim.lsp.start(cfg, { bufnr = bufnr })
-    return id and vim.lsp.get_client_by_id(id)
-  end
-  -- 0.7
-  if not started_id or not vim.lsp.get_client_by_id(started_id) then
-    started_id = vim.lsp.start_client(cfg)
-  end
-  if started_id and buffer_ok(bufnr) then
-    vim.lsp.buf_attach_client(bufnr, started_id)
-  end
-  return started_id and vim.lsp.get_client_by_id(started_id)
+local function buffer_path(bufnr)
+  return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':p')
 end
 
---- register arranges for the client to attach to every file buffer.
+--- is_frame_buffer tells whether bufnr shows a file of the crash's frames.
+function M.is_frame_buffer(bufnr)
+  return buffer_ok(bufnr) and M.frame_files[buffer_path(bufnr)] == true
+end
+
+--- start starts the client without attaching it to any buffer and returns it.
+local function start(cfg)
+  if has('0.11') then
+    local id = vim.lsp.start(cfg, { attach = false })
+    return id and vim.lsp.get_client_by_id(id)
+  end
+  local id = vim.lsp.start_client(cfg)
+  return id and vim.lsp.get_client_by_id(id)
+end
+
+--- attach_buffer attaches client to bufnr when it shows a frame's file.
+function M.attach_buffer(client, bufnr)
+  if client and M.is_frame_buffer(bufnr) and not vim.lsp.buf_is_attached(bufnr, client.id) then
+    vim.lsp.buf_attach_client(bufnr, client.id)
+  end
+end
+
+--- add_frame_files records paths as frame files and attaches client to the
+--- loaded buffers that show them.
+function M.add_frame_files(client, paths)
+  for _, p in ipairs(paths) do
+    M.frame_files[vim.fn.fnamemodify(p, ':p')] = true
+  end
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) then
+      M.attach_buffer(client, b)
+    end
+  end
+end
+
+--- register attaches the running client to every buffer of a frame's file
+--- that is read later. On 0.11+ the same rule is the root_dir of the
+--- vim.lsp.config entry (lsp/faultline.lua), so vim.lsp.enable('faultline')
+--- attaches frame files only.
 function M.register(opts, handlers, group)
   if has('0.11') then
     local cfg = client_config(opts, handlers)
-    -- vim.lsp.config's root_dir may be a function of the buffer.
-    cfg.root_dir = function(_, on_dir)
-      on_dir(root_dir(opts))
+    cfg.root_dir = function(bufnr, on_dir)
+      if M.is_frame_buffer(bufnr) then
+        on_dir(root_dir(opts))
+      end
     end
     cfg.name = nil
     vim.lsp.config(NAME, cfg)
     vim.lsp.enable(NAME)
-    -- vim.lsp.enable attaches on FileType; a file with no filetype (or
-    -- with filetype detection off) is attached to the running client here.
-    vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
-      group = group,
-      callback = function(ev)
-        vim.schedule(function()
-          local c = M.clients()[1]
-          if c and buffer_ok(ev.buf) and not c.attached_buffers[ev.buf] then
-            vim.lsp.buf_attach_client(ev.buf, c.id)
-          end
-        end)
-      end,
-    })
-    return
   end
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
     group = group,
     callback = function(ev)
-      if buffer_ok(ev.buf) then
-        M.attach(ev.buf, opts, handlers)
-      end
+      vim.schedule(function()
+        M.attach_buffer(M.clients()[1], ev.buf)
+      end)
     end,
   })
 end
 
---- client returns a running client, starting one for the current buffer
---- when there is none.
+--- client returns the running client, starting one (attached to no
+--- buffer) when there is none.
 function M.client(opts, handlers)
   local cs = M.clients()
   if #cs > 0 then
     return cs[1]
   end
-  return M.attach(vim.api.nvim_get_current_buf(), opts, handlers)
+  return start(client_config(opts, handlers))
 end
 
 --- when_ready calls f(client) once the client has initialized.
