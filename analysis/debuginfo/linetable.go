@@ -88,14 +88,14 @@ func buildLineTable(p *lineProgram, cuName, compDir string) *lineTable {
 		}
 		return name
 	}
+	index := make(map[string]int, len(p.files)+1) // subfile id -> index: linear in the file entries
 	start := func(name string) int {
 		id := idOf(name)
-		for i := range t.subfiles {
-			if t.subfiles[i].id == id {
-				return i
-			}
+		if i, ok := index[id]; ok {
+			return i
 		}
 		t.subfiles = append(t.subfiles, subfile{name: name, id: id})
+		index[id] = len(t.subfiles) - 1
 		return len(t.subfiles) - 1
 	}
 	// The unit's primary source file is started first (gdb's
