@@ -74,6 +74,9 @@ func (m *module) init() {
 			return
 		}
 		m.syms = debuginfo.NewSymbols(m.obj, m.dbg)
+		if m.isExe && m.obj.ELF() != nil {
+			m.uw.Entry = m.obj.ELF().Entry
+		}
 		sec := func(o *debuginfo.Object, name string) unwind.Section {
 			if o == nil {
 				return unwind.Section{}

@@ -184,6 +184,11 @@ func (a *analyzer) culprit() int {
 			return i
 		}
 	}
+	// Only runtime frames, e.g. a -nostdlib program faulting in its own
+	// _start: the faulting frame is all there is to blame.
+	if a.start < len(a.frames) && a.frames[a.start].Function != "" && !a.frames[a.start].Signal {
+		return a.start
+	}
 	return -1
 }
 

@@ -38,6 +38,12 @@ type Module struct {
 	Bias   uint64 // runtime - link-time
 	// Any may be empty; .debug_frame may come from a separate debug file.
 	EHFrame, EHFrameHdr, DebugFrame Section
+	// Entry is the program's link-time entry point (ELF e_entry) when the
+	// module is the main executable, else 0. The function holding it is the
+	// outermost frame (gdb's inside_entry_func, "backtrace past-entry
+	// off"), also when its CFI, as in -nostdlib programs, does not mark the
+	// return address undefined.
+	Entry uint64
 }
 
 // Finder maps a pc to the module containing it. It should return the same
@@ -251,7 +257,7 @@ func (s *stepper) step(cur *Frame) (next Frame, end bool, stop string) {
 	if row != nil {
 		next, end, err := s.cfiStep(cur, row)
 		if err == nil {
-			return next, end, ""
+			return next, end || holdsEntry(mod, fde), ""
 		}
 		var me *MemoryError
 		if errors.As(err, &me) {
@@ -302,6 +308,12 @@ func (s *stepper) step(cur *Frame) (next Frame, end bool, stop string) {
 		return Frame{}, false, fmt.Sprintf("no unwind info for 0x%x%s: %v", pc, where, cfiErr)
 	}
 	return Frame{}, false, fmt.Sprintf("no unwind info for 0x%x%s", pc, where)
+}
+
+// holdsEntry reports whether fde describes the function at the program's
+// entry point.
+func holdsEntry(mod *Module, fde *frame.FDE) bool {
+	return mod != nil && fde != nil && mod.Entry != 0 && fde.Begin <= mod.Entry && mod.Entry < fde.End
 }
 
 // cfiStep applies a CFI row to cur (DWARF 5 §6.4.1). end is true when the
