@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/faultline-dev/faultline/analysis/amdgpu"
 	"github.com/faultline-dev/faultline/analysis/cuda"
 )
 
@@ -25,25 +26,28 @@ type gpuLine struct {
 	Error    string       `json:"error,omitempty"`
 }
 
-// cmdGPULines prints the full inline chain of cubin addresses:
+// cmdGPULines prints the full inline chain of GPU code addresses:
 //
-//	faultline gpu-lines [--json] [--arch sm_XX] CUBIN|EXECUTABLE ADDR...
+//	faultline gpu-lines [--json] [--arch sm_XX|gfxNNN] FILE ADDR...
 //
-// ADDR is KERNEL+0xOFF (an offset in .text.KERNEL, as nvdisasm prints it)
-// or a device address of a relocated image.
+// FILE is an NVIDIA cubin, fatbin or host binary with a fatbin, or an AMD
+// code object, offload bundle (plain or compressed) or host binary with a
+// .hip_fatbin section. ADDR is KERNEL+0xOFF (for cubins an offset in
+// .text.KERNEL, as nvdisasm prints it; for AMD an offset from the function
+// symbol, as rocgdb prints it) or a device address.
 func cmdGPULines(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gpu-lines", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print a JSON list, one entry per ADDR")
-	arch := fs.String("arch", "", "with an executable holding several cubins, use the one for this SM (sm_90)")
+	arch := fs.String("arch", "", "with a file holding code for several GPUs, use this one (sm_90, gfx90a)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) < 2 {
-		return usageError{errors.New("want CUBIN ADDR... (ADDR: KERNEL+0xOFFSET or a device address)")}
+		return usageError{errors.New("want FILE ADDR... (FILE: cubin, AMD code object or a host binary holding them; ADDR: KERNEL+0xOFFSET or a device address)")}
 	}
-	cubins, problems, err := cuda.OpenCubins(pos[0])
+	images, problems, err := openGPUImages(pos[0])
 	if err != nil {
 		return err
 	}
@@ -51,42 +55,32 @@ func cmdGPULines(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "faultline gpu-lines: %s\n", p)
 	}
 	if *arch != "" {
-		var keep []*cuda.Cubin
-		for _, c := range cubins {
-			if c.Arch() == *arch {
-				keep = append(keep, c)
+		var keep []gpuImage
+		for _, im := range images {
+			if im.Arch() == *arch || amdgpu.Processor(im.Arch()) == *arch {
+				keep = append(keep, im)
 			}
 		}
 		if len(keep) == 0 {
-			return fmt.Errorf("%s holds no %s cubin", pos[0], *arch)
+			return fmt.Errorf("%s holds no %s code", pos[0], *arch)
 		}
-		cubins = keep
-	}
-	// Newest architecture first: the one a current GPU would run.
-	for i := 1; i < len(cubins); i++ {
-		for j := i; j > 0 && archNumber(cubins[j].Arch()) > archNumber(cubins[j-1].Arch()); j-- {
-			cubins[j], cubins[j-1] = cubins[j-1], cubins[j]
-		}
+		images = keep
 	}
 	out := make([]gpuLine, 0, len(pos)-1)
 	failed := 0
 	for _, a := range pos[1:] {
 		e := gpuLine{Address: a, Frames: []cuda.Frame{}}
 		var firstErr error
-		for _, c := range cubins {
-			loc, err := c.Resolve(a)
+		for _, im := range images {
+			got, err := im.resolve(a)
 			if err != nil {
 				if firstErr == nil {
 					firstErr = err
 				}
 				continue
 			}
-			e.Function, e.Section, e.Arch = loc.Function, loc.Section, c.Arch()
-			e.Offset = fmt.Sprintf("%#x", loc.Offset)
-			if loc.Frames != nil {
-				e.Frames = loc.Frames
-			}
-			firstErr = nil
+			got.Address = a
+			e, firstErr = got, nil
 			break
 		}
 		if firstErr != nil {
@@ -133,7 +127,7 @@ func printGPULines(w io.Writer, lines []gpuLine) {
 		}
 		fmt.Fprintf(w, "%s in %s (%s %s, %s)\n", l.Address, l.Function, l.Section, l.Offset, l.Arch)
 		if len(l.Frames) == 0 {
-			fmt.Fprintln(w, "  no line information (build with -lineinfo)")
+			fmt.Fprintln(w, "  no line information (build with -lineinfo for NVIDIA, -g for AMD)")
 		}
 		for k, f := range l.Frames {
 			inl := ""
