@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/indexcache"
 )
 
 const usage = `faultline — crash analysis for native and GPU crashes
@@ -36,6 +38,7 @@ usage:
 
 OPEN FLAGS: --exe EXE  --sysroot DIR  --debug-dir DIR...  --solib-dir DIR...  --offline
             --debuginfod URL...  --debuginfod-cache DIR  --debuginfod-timeout DUR
+            --index-cache DIR|off (default: $FAULTLINE_INDEX_CACHE or ~/.cache/faultline/index)
 `
 
 func main() {
@@ -108,6 +111,7 @@ type openFlags struct {
 	debuginfod          stringList
 	debuginfodCache     string
 	debuginfodTimeout   time.Duration
+	indexCache          string
 }
 
 func (o *openFlags) register(fs *flag.FlagSet) {
@@ -119,9 +123,14 @@ func (o *openFlags) register(fs *flag.FlagSet) {
 	fs.Var(&o.debuginfod, "debuginfod", "debuginfod server URL (default: $DEBUGINFOD_URLS); repeatable")
 	fs.StringVar(&o.debuginfodCache, "debuginfod-cache", "", "debuginfod download cache (default: $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client)")
 	fs.DurationVar(&o.debuginfodTimeout, "debuginfod-timeout", 0, "per-request debuginfod timeout (default: $DEBUGINFOD_TIMEOUT seconds or 10s)")
+	fs.StringVar(&o.indexCache, "index-cache", "", "persistent cache of decompressed debug sections, DIR or off (default: $FAULTLINE_INDEX_CACHE or $XDG_CACHE_HOME/faultline/index)")
 }
 
 func (o *openFlags) options() analysis.Options {
+	if o.indexCache != "" {
+		max, _ := indexcache.ParseSize(os.Getenv(indexcache.EnvMaxBytes))
+		debuginfo.SetIndexCache(indexcache.Resolve(o.indexCache, max))
+	}
 	return analysis.Options{Exe: o.exe, Sysroot: o.sysroot, DebugDirs: o.debugDirs, SearchDirs: o.solibDir,
 		Offline: o.offline, DebuginfodURLs: o.debuginfod, DebuginfodCache: o.debuginfodCache,
 		DebuginfodTimeout: o.debuginfodTimeout}

@@ -40,15 +40,19 @@ func (o *Options) debuginfodClient() *debuginfo.Debuginfod {
 }
 
 // fetchMissing asks debuginfod, for all modules at once, for the
-// executables and debug files not found on disk: one goroutine per module
-// (at most maxParallelFetches at a time), the executable first, then its
-// debug file. A server that is down costs one timeout in all (the client
-// stops asking it).
+// executables not found on disk (their extents and unwind tables are needed
+// before any stack is walked) and for the debug file of the program: one
+// goroutine per module (at most maxParallelFetches at a time). The other
+// modules' debug files are fetched lazily, when a stack first reaches the
+// module (fetchDebugLazily), so a process with hundreds of libraries asks
+// only for those that hold a frame. A server that is down costs one
+// timeout in all (the client stops asking it).
 func (p *process) fetchMissing() {
 	d := p.opt.debuginfodClient()
 	if d == nil {
 		return
 	}
+	p.debuginfod = d
 	var mu sync.Mutex
 	if p.opt.Progress != nil {
 		d.Progress = func(msg string) {
@@ -63,8 +67,13 @@ func (p *process) fetchMissing() {
 	}
 	var todo []*module
 	for _, m := range p.modules {
-		if len(m.buildID) > 0 && m.path != "[vdso]" && (m.obj == nil || m.dbg == nil) {
+		if len(m.buildID) == 0 || m.path == "[vdso]" {
+			continue
+		}
+		if m.obj == nil || (m.isExe && m.dbg == nil) {
 			todo = append(todo, m)
+		} else if m.dbg == nil {
+			m.fetchDebug = func(m *module) { p.fetchDebug(d, m) }
 		}
 	}
 	if len(todo) == 0 {
@@ -83,7 +92,7 @@ func (p *process) fetchMissing() {
 			r := &results[i]
 			if m.obj == nil {
 				r.exe, r.exeErr = d.Fetch(ctx, m.buildID, debuginfo.KindExecutable, "")
-				if r.exeErr != nil {
+				if r.exeErr != nil || !m.isExe {
 					return
 				}
 			}
@@ -102,25 +111,56 @@ func (p *process) fetchMissing() {
 		} else if r.exeErr != nil && !errors.Is(r.exeErr, debuginfo.ErrNotFound) {
 			m.notFound = append(m.notFound, r.exeErr.Error())
 		}
-		if r.dbg != "" && m.obj != nil && m.dbg == nil {
-			if o, err := debuginfo.OpenObject(r.dbg); err != nil {
-				p.problem(m.path, "cannot read debug file %s from debuginfod: %v", r.dbg, err)
-			} else {
-				m.dbg = o
-			}
-		}
-		if r.dbgErr != nil && !errors.Is(r.dbgErr, debuginfo.ErrNotFound) {
-			m.fetchErr = r.dbgErr
+		p.attachFetchedDebug(m, r.dbg, r.dbgErr)
+		if m.obj != nil && m.dbg == nil && !m.isExe {
+			m.fetchDebug = func(m *module) { p.fetchDebug(d, m) }
 		}
 	}
 	sortModules(p.modules)
+	p.reportDownServers(d)
+}
+
+// fetchDebug fetches one module's debug file when a stack first reaches
+// it (module.init calls it through m.fetchDebug).
+func (p *process) fetchDebug(d *debuginfo.Debuginfod, m *module) {
+	path, err := d.Fetch(context.Background(), m.buildID, debuginfo.KindDebuginfo, "")
+	p.attachFetchedDebug(m, path, err)
+}
+
+// attachFetchedDebug opens a debug file debuginfod gave, or records why
+// there is none.
+func (p *process) attachFetchedDebug(m *module, path string, err error) {
+	if path != "" && m.obj != nil && m.dbg == nil {
+		if o, oerr := debuginfo.OpenObject(path); oerr != nil {
+			p.problem(m.path, "cannot read debug file %s from debuginfod: %v", path, oerr)
+		} else {
+			m.dbg = o
+		}
+	}
+	if err != nil && !errors.Is(err, debuginfo.ErrNotFound) {
+		m.fetchErr = err
+	}
+}
+
+// reportDownServers adds one problem per server the client stopped asking,
+// once per server however often it is called.
+func (p *process) reportDownServers(d *debuginfo.Debuginfod) {
 	down := d.Down()
 	servers := make([]string, 0, len(down))
 	for s := range down {
 		servers = append(servers, s)
 	}
 	sort.Strings(servers)
+	p.downMu.Lock()
+	defer p.downMu.Unlock()
 	for _, s := range servers {
+		if p.downReported[s] {
+			continue
+		}
+		if p.downReported == nil {
+			p.downReported = map[string]bool{}
+		}
+		p.downReported[s] = true
 		p.problem("", "debuginfod server %s was not asked again after: %v", s, down[s])
 	}
 }
@@ -150,6 +190,9 @@ func (p *process) reportMissingBinaries() {
 // reportMissingDebug adds one problem per module that appears in the
 // crash's frames without DWARF, saying how to get its debug info.
 func (p *process) reportMissingDebug(c *Crash) {
+	if d := p.debuginfod; d != nil {
+		p.reportDownServers(d)
+	}
 	used := map[string]bool{}
 	for _, th := range c.Threads {
 		for _, f := range th.Frames {

@@ -37,6 +37,9 @@ type module struct {
 	fromLinkMap bool
 	ld          uint64
 	fetchErr    error // why debuginfod could not give the debug file
+	// fetchDebug, when set, asks debuginfod for the debug file the first
+	// time the module is used (debugfetch.go).
+	fetchDebug func(*module)
 
 	obj *debuginfo.Object // the binary (nil if not found)
 	dbg *debuginfo.Object // its debug file (may equal obj, or be nil)
@@ -72,6 +75,9 @@ func (m *module) init() {
 		m.uw = &unwind.Module{Name: m.path, Lo: m.lo, Hi: m.hi, Bias: m.bias}
 		if m.obj == nil {
 			return
+		}
+		if m.fetchDebug != nil {
+			m.fetchDebug(m)
 		}
 		m.syms = debuginfo.NewSymbols(m.obj, m.dbg)
 		if m.isExe && m.obj.ELF() != nil {

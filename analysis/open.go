@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
@@ -52,6 +53,12 @@ type process struct {
 	modules  []*module // sorted by lo
 	exe      *module
 	problems []Problem
+
+	problemsMu sync.Mutex // problem may be called while stacks are walked in parallel
+
+	debuginfod   *debuginfo.Debuginfod // nil when not asking debuginfod
+	downMu       sync.Mutex
+	downReported map[string]bool // servers already named in a problem
 }
 
 func newProcess(core *elfcore.Core, opt Options) (*process, error) {
@@ -78,6 +85,8 @@ func (p *process) close() {
 }
 
 func (p *process) problem(module, format string, args ...any) {
+	p.problemsMu.Lock()
+	defer p.problemsMu.Unlock()
 	p.problems = append(p.problems, Problem{Module: module, Message: fmt.Sprintf(format, args...)})
 }
 

@@ -374,18 +374,29 @@ func (df *dwarfFile) attrsChain(off uint64) []chainedDIE {
 // symbolByName looks a symbol up by name in the module's symbol tables
 // (.symtab of the binary and of its debug file, and .dynsym), as gdb's
 // lookup_minimal_symbol does in one objfile: global (or weak) is reported
-// as such so that callers can prefer it over file-local symbols.
+// as such so that callers can prefer it over file-local symbols. A shared
+// library's .dynsym is asked through its hash table (gnuhash.go), and a
+// name it exports is taken from there without reading any table whole.
 func (s *Symbols) symbolByName(name string) (addr uint64, global, ok bool) {
+	if a, found := s.exportedByName(name); found {
+		return a, true, true
+	}
 	s.symbols()
-	for _, t := range []*symbolTable{s.binSyms, s.dbgSyms, s.dynSyms} {
+	h := s.hashTable()
+	for _, t := range []*symbolTable{s.binSyms, s.dbgSyms, s.dynamicSymbolsUnlessHashed()} {
 		if t == nil {
 			continue
 		}
-		a, found := t.byName[name]
+		var a uint64
+		var found, g bool
+		if t.dynamic && h != nil {
+			a, g, found = h.global(name)
+		} else if a, found = t.names()[name]; found {
+			g = t.isGlobal(name, a)
+		}
 		if !found {
 			continue
 		}
-		g := t.isGlobal(name, a)
 		if g {
 			return a, true, true
 		}
@@ -396,11 +407,33 @@ func (s *Symbols) symbolByName(name string) (addr uint64, global, ok bool) {
 	return addr, false, ok
 }
 
+// globalByName is the global definition of name in the module, if it has
+// one: from the hash table alone for a shared library.
+func (s *Symbols) globalByName(name string) (uint64, bool) {
+	if s.libraryHash() != nil {
+		return s.exportedByName(name)
+	}
+	a, g, ok := s.symbolByName(name)
+	return a, ok && g
+}
+
+// exportedByName is a shared library's global code symbol name from its
+// dynamic hash table. A library's .symtab holds no other global symbols:
+// the linker makes hidden and version-script-local symbols STB_LOCAL.
+func (s *Symbols) exportedByName(name string) (uint64, bool) {
+	h := s.libraryHash()
+	if h == nil {
+		return 0, false
+	}
+	a, g, ok := h.global(name)
+	return a, ok && g
+}
+
 // isGlobal reports whether the code symbol name at addr is global or weak.
 func (t *symbolTable) isGlobal(name string, addr uint64) bool {
 	i := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].addr >= addr })
 	for ; i < len(t.syms) && t.syms[i].addr == addr; i++ {
-		if t.syms[i].name == name {
+		if string(t.nameBytes(&t.syms[i])) == name {
 			return t.syms[i].bind != elf.STB_LOCAL
 		}
 	}

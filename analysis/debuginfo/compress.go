@@ -2,13 +2,13 @@ package debuginfo
 
 import (
 	"bytes"
-	"compress/zlib"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -61,7 +61,10 @@ func zlibReader(b []byte) func() (io.Reader, error) {
 	return func() (io.Reader, error) { return zlib.NewReader(bytes.NewReader(b)) }
 }
 
-// inflate reads exactly size bytes from the stream, refusing sizes above the cap.
+// inflate reads exactly size bytes from the stream into a buffer of that
+// size allocated once (sectionbuf.go), refusing sizes above the cap. A
+// header that claims more than the stream holds costs address space, not
+// memory: the buffer's pages are only backed once written.
 func inflate(open func() (io.Reader, error), size uint64) ([]byte, error) {
 	if size > maxDecompressedSection {
 		return nil, fmt.Errorf("decompressed size %d exceeds the %d-byte cap", size, maxDecompressedSection)
@@ -70,15 +73,18 @@ func inflate(open func() (io.Reader, error), size uint64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Grow with the data actually produced, so a lying header cannot make us
-	// allocate the whole cap up front.
-	var buf bytes.Buffer
-	buf.Grow(int(min(size, 1<<20)))
-	if _, err := io.Copy(&buf, io.LimitReader(r, int64(size))); err != nil {
+	buf, err := allocSection(int(size))
+	if err != nil {
+		return nil, err
+	}
+	n, err := io.ReadFull(r, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		freeSection(buf)
+		return nil, fmt.Errorf("decompressed %d bytes, header says %d", n, size)
+	}
+	if err != nil {
+		freeSection(buf)
 		return nil, fmt.Errorf("decompressing: %w", err)
 	}
-	if uint64(buf.Len()) != size {
-		return nil, fmt.Errorf("decompressed %d bytes, header says %d", buf.Len(), size)
-	}
-	return buf.Bytes(), nil
+	return buf, nil
 }

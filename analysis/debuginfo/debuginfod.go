@@ -43,6 +43,16 @@ type Debuginfod struct {
 	MaxSize int64
 	// Progress, when set, is told about each download as it starts and ends.
 	Progress func(message string)
+	// MaxTime bounds one download from its request to its last byte
+	// (DEBUGINFOD_MAXTIME seconds; 0: no bound but Timeout's).
+	MaxTime time.Duration
+	// Headers are added to every request (DEBUGINFOD_HEADERS_FILE: one
+	// "Name: value" per line, as elfutils reads it).
+	Headers http.Header
+	// CacheMiss is how long a "not found" answer is remembered (elfutils'
+	// cache_miss_s file in the cache directory, default 600 s); a negative
+	// value asks again every time.
+	CacheMiss time.Duration
 	// Client is the HTTP client (default: one without a global timeout, as
 	// bodies of large debug files may take long; Timeout bounds stalls).
 	Client *http.Client
@@ -82,6 +92,12 @@ func NewDebuginfodFromEnv() *Debuginfod {
 	}
 	if n, err := strconv.ParseInt(os.Getenv("DEBUGINFOD_MAXSIZE"), 10, 64); err == nil && n > 0 {
 		d.MaxSize = n
+	}
+	if s, err := strconv.Atoi(os.Getenv("DEBUGINFOD_MAXTIME")); err == nil && s > 0 {
+		d.MaxTime = time.Duration(s) * time.Second
+	}
+	if f := os.Getenv("DEBUGINFOD_HEADERS_FILE"); f != "" {
+		d.Headers = readHeadersFile(f)
 	}
 	return d
 }
@@ -126,8 +142,13 @@ func (d *Debuginfod) Fetch(ctx context.Context, buildID []byte, kind, source str
 		rel = "source" + strings.ReplaceAll(source, "/", "#")
 	}
 	cached := filepath.Join(d.cacheDir(), id, rel)
-	if st, err := os.Stat(cached); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-		return cached, nil
+	if st, err := os.Stat(cached); err == nil && st.Mode().IsRegular() {
+		if st.Size() > 0 {
+			return cached, nil
+		}
+		if d.missRemembered(st) {
+			return "", ErrNotFound
+		}
 	}
 
 	d.mu.Lock()
@@ -148,6 +169,9 @@ func (d *Debuginfod) Fetch(ctx context.Context, buildID []byte, kind, source str
 	d.mu.Unlock()
 
 	c.path, c.err = d.download(ctx, id, kind, source, cached)
+	if errors.Is(c.err, ErrNotFound) && len(d.Down()) == 0 { // every server said so
+		d.rememberMiss(cached)
+	}
 	close(c.done)
 	d.mu.Lock()
 	delete(d.inflight, cached)
@@ -226,10 +250,16 @@ func (d *Debuginfod) get(parent context.Context, server, u, cached string) (stri
 		timeout = DefaultDebuginfodTimeout
 	}
 	ctx, cancel := context.WithCancel(parent)
+	if d.MaxTime > 0 {
+		ctx, cancel = context.WithTimeout(parent, d.MaxTime)
+	}
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", err
+	}
+	for k, vs := range d.Headers {
+		req.Header[k] = vs
 	}
 	req.Header.Set("User-Agent", "faultline")
 	client := d.Client

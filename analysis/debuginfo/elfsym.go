@@ -3,28 +3,84 @@ package debuginfo
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"sort"
+	"sync"
 )
 
 // maxSymbols caps the number of symbols read from one symbol table.
 const maxSymbols = 1 << 24
 
-// elfSymbol is one function-like symbol of .symtab or .dynsym.
+// elfSymbol is one function-like symbol of .symtab or .dynsym. Its name
+// stays in the string table (nameOff) until asked for; synthetic symbols
+// (PLT stubs) carry theirs in name.
 type elfSymbol struct {
-	name  string
-	addr  uint64
-	size  uint64
-	bind  elf.SymBind
-	isFun bool
-	shndx uint16
+	name    string
+	nameOff uint32
+	addr    uint64
+	size    uint64
+	bind    elf.SymBind
+	isFun   bool
+	shndx   uint16
 }
 
-// symbolTable is a symbol table sorted by address for pc lookups.
+// symbolTable is a symbol table sorted by address for pc lookups. Names
+// are read from the string table only for the symbols a lookup returns;
+// the name → address map is built only when a lookup by name cannot be
+// answered from the dynamic hash table (gnuhash.go).
 type symbolTable struct {
-	syms   []elfSymbol // code symbols sorted by address, preferred first at equal address
-	byName map[string]uint64
+	syms []elfSymbol // code symbols sorted by address, preferred first at equal address
+	strs []byte      // the string table the syms' nameOff index
 	// sections bound zero-sized symbols to their own section.
 	sections []*elf.Section
+
+	dynamic bool   // a .dynsym
+	raw     []byte // the symbol table's entries, for byName
+	entSize int
+	bo      binary.ByteOrder
+
+	byNameOnce sync.Once
+	byName     map[string]uint64
+}
+
+// nameBytes is the name of s without copying it out of the string table.
+func (t *symbolTable) nameBytes(s *elfSymbol) []byte {
+	if s.name != "" {
+		return []byte(s.name)
+	}
+	return cStringBytes(t.strs, s.nameOff)
+}
+
+// name is the name of s.
+func (t *symbolTable) name(s *elfSymbol) string {
+	if s.name != "" {
+		return s.name
+	}
+	return cString(t.strs, s.nameOff)
+}
+
+// names returns the name → address map of every data and code symbol,
+// built on first use: a global definition wins over a local one.
+func (t *symbolTable) names() map[string]uint64 {
+	if t == nil {
+		return nil
+	}
+	t.byNameOnce.Do(func() {
+		t.byName = map[string]uint64{}
+		if t.entSize == 0 {
+			return
+		}
+		t.each(func(e rawSym) {
+			if e.typ == elf.STT_TLS {
+				return
+			}
+			name := cString(t.strs, e.nameOff)
+			if _, dup := t.byName[name]; !dup || e.bind == elf.STB_GLOBAL {
+				t.byName[name] = e.value
+			}
+		})
+	})
+	return t.byName
 }
 
 // inSection reports whether pc lies in the section of s.
@@ -46,101 +102,136 @@ func readSymbols(o *Object, section string) *symbolTable {
 	return t
 }
 
-func readSymbolsRaw(o *Object, section string) *symbolTable {
-	if o == nil {
-		return nil
-	}
-	s := o.elf.Section(section)
-	if s == nil || (s.Type != elf.SHT_SYMTAB && s.Type != elf.SHT_DYNSYM) {
+// readSymbolsTable wraps symbol table section s and its string table
+// without reading any entry; nil if s is not one.
+func readSymbolsTable(o *Object, s *elf.Section) *symbolTable {
+	if o == nil || s == nil || (s.Type != elf.SHT_SYMTAB && s.Type != elf.SHT_DYNSYM) {
 		return nil
 	}
 	data := o.rawSection(s)
 	if data == nil || int(s.Link) >= len(o.elf.Sections) {
 		return nil
 	}
-	strs := o.rawSection(o.elf.Sections[s.Link])
-	bo := o.elf.ByteOrder
-	entSize := 24
+	t := &symbolTable{strs: o.rawSection(o.elf.Sections[s.Link]), raw: data, entSize: 24, bo: o.elf.ByteOrder,
+		sections: o.elf.Sections, dynamic: s.Type == elf.SHT_DYNSYM}
 	if o.elf.Class == elf.ELFCLASS32 {
-		entSize = 16
+		t.entSize = 16
 	}
-	n := len(data) / entSize
-	if n > maxSymbols {
-		n = maxSymbols
+	return t
+}
+
+// isCode reports whether e is a code symbol: a function, or an untyped
+// symbol in an executable section.
+func (t *symbolTable) isCode(e rawSym) bool {
+	if e.typ == elf.STT_FUNC || e.typ == elf.STT_GNU_IFUNC {
+		return true
 	}
-	t := &symbolTable{byName: map[string]uint64{}}
-	for i := 1; i < n; i++ {
-		e := data[i*entSize : (i+1)*entSize]
-		var nameOff uint32
-		var info uint8
-		var shndx uint16
-		var value, size uint64
-		if entSize == 24 {
-			nameOff, info, shndx = bo.Uint32(e[0:]), e[4], bo.Uint16(e[6:])
-			value, size = bo.Uint64(e[8:]), bo.Uint64(e[16:])
-		} else {
-			nameOff = bo.Uint32(e[0:])
-			value, size = uint64(bo.Uint32(e[4:])), uint64(bo.Uint32(e[8:]))
-			info, shndx = e[12], bo.Uint16(e[14:])
-		}
-		if shndx == uint16(elf.SHN_UNDEF) || shndx >= uint16(elf.SHN_LORESERVE) {
-			continue
-		}
-		name := cString(strs, nameOff)
-		if name == "" {
-			continue
-		}
-		typ := elf.ST_TYPE(info)
-		bind := elf.ST_BIND(info)
-		switch typ {
-		case elf.STT_FUNC, elf.STT_GNU_IFUNC, elf.STT_OBJECT, elf.STT_TLS, elf.STT_NOTYPE:
-		default:
-			continue
-		}
-		if typ != elf.STT_TLS {
-			if _, dup := t.byName[name]; !dup || bind == elf.STB_GLOBAL {
-				t.byName[name] = value
-			}
-		}
-		code := typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC
-		if typ == elf.STT_NOTYPE && int(shndx) < len(o.elf.Sections) &&
-			o.elf.Sections[shndx].Flags&elf.SHF_EXECINSTR != 0 {
-			code = true
-		}
-		if !code {
-			continue
-		}
-		t.syms = append(t.syms, elfSymbol{name: name, addr: value, size: size, bind: bind, isFun: typ != elf.STT_NOTYPE, shndx: shndx})
+	return e.typ == elf.STT_NOTYPE && int(e.shndx) < len(t.sections) &&
+		t.sections[e.shndx].Flags&elf.SHF_EXECINSTR != 0
+}
+
+func readSymbolsRaw(o *Object, section string) *symbolTable {
+	if o == nil {
+		return nil
 	}
-	// gdb sorts minimal symbols by address, then name, and drops exact
-	// duplicates (minsyms.c compact_minimal_symbols).
-	sort.Slice(t.syms, func(i, j int) bool {
-		a, b := &t.syms[i], &t.syms[j]
-		if a.addr != b.addr {
-			return a.addr < b.addr
+	t := readSymbolsTable(o, o.elf.Section(section))
+	if t == nil {
+		return nil
+	}
+	t.each(func(e rawSym) {
+		if t.isCode(e) {
+			t.syms = append(t.syms, elfSymbol{nameOff: e.nameOff, addr: e.value, size: e.size, bind: e.bind,
+				isFun: e.typ != elf.STT_NOTYPE, shndx: e.shndx})
 		}
-		return a.name < b.name
 	})
+	t.sortByAddress()
+	// gdb drops exact duplicates (minsyms.c compact_minimal_symbols).
 	out := t.syms[:0]
-	for i, sym := range t.syms {
-		if i > 0 && sym.addr == t.syms[i-1].addr && sym.name == t.syms[i-1].name {
+	for i := range t.syms {
+		if i > 0 && t.syms[i].addr == t.syms[i-1].addr &&
+			bytes.Equal(t.nameBytes(&t.syms[i]), t.nameBytes(&t.syms[i-1])) {
 			continue
 		}
-		out = append(out, sym)
+		out = append(out, t.syms[i])
 	}
 	t.syms = out
 	return t
 }
 
-func cString(b []byte, off uint32) string {
+// sortByAddress sorts the symbols as gdb sorts minimal symbols: by
+// address, then name (minsyms.c). Names are compared in place, and only
+// between symbols at one address.
+func (t *symbolTable) sortByAddress() {
+	sort.Slice(t.syms, func(i, j int) bool {
+		a, b := &t.syms[i], &t.syms[j]
+		if a.addr != b.addr {
+			return a.addr < b.addr
+		}
+		return bytes.Compare(t.nameBytes(a), t.nameBytes(b)) < 0
+	})
+}
+
+// rawSym is one entry of a symbol table as read by each.
+type rawSym struct {
+	nameOff     uint32
+	typ         elf.SymType
+	bind        elf.SymBind
+	shndx       uint16
+	value, size uint64
+}
+
+// each calls fn for every defined, named function, object, TLS or untyped
+// symbol (System V ABI, "Symbol Table": Elf32_Sym / Elf64_Sym), without
+// reading names.
+func (t *symbolTable) each(fn func(rawSym)) {
+	n := min(len(t.raw)/t.entSize, maxSymbols)
+	for i := 1; i < n; i++ {
+		e, ok := t.entry(i)
+		if !ok || e.nameOff == 0 || int(e.nameOff) >= len(t.strs) || t.strs[e.nameOff] == 0 {
+			continue
+		}
+		if knownSymType(e.typ) {
+			fn(e)
+		}
+	}
+}
+
+// entry decodes symbol i; ok is false for undefined and special-section symbols.
+func (t *symbolTable) entry(i int) (rawSym, bool) {
+	if i <= 0 || (i+1)*t.entSize > len(t.raw) {
+		return rawSym{}, false
+	}
+	e := t.raw[i*t.entSize : (i+1)*t.entSize]
+	bo := t.bo
+	var r rawSym
+	var info uint8
+	if t.entSize == 24 {
+		r.nameOff, info, r.shndx = bo.Uint32(e[0:]), e[4], bo.Uint16(e[6:])
+		r.value, r.size = bo.Uint64(e[8:]), bo.Uint64(e[16:])
+	} else {
+		r.nameOff = bo.Uint32(e[0:])
+		r.value, r.size = uint64(bo.Uint32(e[4:])), uint64(bo.Uint32(e[8:]))
+		info, r.shndx = e[12], bo.Uint16(e[14:])
+	}
+	r.typ, r.bind = elf.ST_TYPE(info), elf.ST_BIND(info)
+	if r.shndx == uint16(elf.SHN_UNDEF) || r.shndx >= uint16(elf.SHN_LORESERVE) {
+		return r, false
+	}
+	return r, true
+}
+
+func cString(b []byte, off uint32) string { return string(cStringBytes(b, off)) }
+
+// cStringBytes is the NUL-terminated string at off in b, in place.
+func cStringBytes(b []byte, off uint32) []byte {
 	if uint64(off) >= uint64(len(b)) {
-		return ""
+		return nil
 	}
 	b = b[off:]
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
-	return string(b)
+	return b
 }
 
 // maxSymbolScan bounds the backward scan over zero-sized symbols.

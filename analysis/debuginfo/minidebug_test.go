@@ -19,12 +19,12 @@ func TestMiniDebugInfoSymbols(t *testing.T) {
 	}
 	tab := readSymbols(mini, ".symtab")
 	for _, name := range []string{"check_config", "start", "load_config", "main"} {
-		if _, ok := tab.byName[name]; !ok {
+		if _, ok := tab.names()[name]; !ok {
 			t.Errorf("%s not in the MiniDebugInfo symbol table", name)
 		}
 	}
 	s := NewSymbols(o, o)
-	a, _ := tab.byName["check_config"]
+	a, _ := tab.names()["check_config"]
 	if locs := s.Lookup(a + 1); len(locs) != 1 || locs[0].Function != "check_config" {
 		t.Errorf("Lookup inside check_config: %+v", locs)
 	}

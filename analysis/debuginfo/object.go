@@ -65,6 +65,15 @@ type sectionData struct {
 	data []byte
 	addr uint64
 	err  error
+	// release unmaps data (a decompressed buffer or a cache entry); nil
+	// when the garbage collector owns it.
+	unmap func()
+}
+
+func (d sectionData) release() {
+	if d.unmap != nil {
+		d.unmap()
+	}
 }
 
 // OpenObject maps the ELF file at path.
@@ -133,6 +142,12 @@ func (o *Object) Close() error {
 		err = syscall.Munmap(o.data)
 	}
 	o.data = nil
+	o.mu.Lock()
+	for name, d := range o.decompressed {
+		d.release()
+		delete(o.decompressed, name)
+	}
+	o.mu.Unlock()
 	return err
 }
 
@@ -190,10 +205,16 @@ func (o *Object) sectionErr(name string) (sectionData, error) {
 	if s.Flags&elf.SHF_COMPRESSED == 0 && !gnuZ {
 		return sectionData{data: raw, addr: s.Addr}, nil
 	}
+	key := o.cacheKey(name, raw) // before locking: BuildID takes o.mu
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if d, ok := o.decompressed[name]; ok {
 		return d, d.err
+	}
+	if d, ok := cachedSection(key); ok {
+		d.addr = s.Addr
+		o.decompressed[name] = d
+		return d, nil
 	}
 	var out []byte
 	var err error
@@ -204,8 +225,10 @@ func (o *Object) sectionErr(name string) (sectionData, error) {
 	}
 	if err != nil {
 		err = &FormatError{Path: o.path, Section: name, Off: int64(s.Offset), Msg: err.Error()}
+	} else {
+		storeSection(key, out)
 	}
-	d := sectionData{data: out, addr: s.Addr, err: err}
+	d := sectionData{data: out, addr: s.Addr, err: err, unmap: func() { freeSection(out) }}
 	o.decompressed[name] = d
 	return d, err
 }

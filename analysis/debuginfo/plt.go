@@ -3,7 +3,6 @@ package debuginfo
 import (
 	"debug/elf"
 	"fmt"
-	"sort"
 )
 
 // Names for PLT stubs. A pc in a procedure linkage table entry belongs to no
@@ -149,15 +148,9 @@ func (t *symbolTable) withSynthetic(o *Object, extra []elfSymbol) *symbolTable {
 		return t
 	}
 	if t == nil {
-		t = &symbolTable{byName: map[string]uint64{}, sections: o.elf.Sections}
+		t = &symbolTable{sections: o.elf.Sections}
 	}
 	t.syms = append(t.syms, extra...)
-	sort.Slice(t.syms, func(i, j int) bool {
-		a, b := &t.syms[i], &t.syms[j]
-		if a.addr != b.addr {
-			return a.addr < b.addr
-		}
-		return a.name < b.name
-	})
+	t.sortByAddress()
 	return t
 }

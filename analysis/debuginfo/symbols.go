@@ -2,6 +2,7 @@ package debuginfo
 
 import (
 	"debug/dwarf"
+	"debug/elf"
 	"sync"
 )
 
@@ -31,7 +32,12 @@ type Symbols struct {
 	symOnce sync.Once
 	binSyms *symbolTable // the binary's .symtab, or .dynsym when stripped
 	dbgSyms *symbolTable // the separate debug file's .symtab
+	dynOnce sync.Once
 	dynSyms *symbolTable // the binary's .dynsym, for SymbolAddr
+
+	hashOnce sync.Once
+	hash     *dynHash // the binary's .gnu.hash or .hash (gnuhash.go)
+	library  bool     // the binary is a shared library
 }
 
 // NewSymbols returns the symbolizer for a module. debug may be nil or the
@@ -77,7 +83,8 @@ func (s *Symbols) HasDWARF() bool { return s.dwarfData() != nil }
 
 // symbols reads the minimal symbols the way gdb does per objfile: the
 // binary's .symtab, or its .dynsym when it is stripped; and the separate
-// debug file's .symtab.
+// debug file's .symtab. Only the address index is built (elfsym.go); names
+// are read when a symbol is returned.
 func (s *Symbols) symbols() {
 	s.symOnce.Do(func() {
 		s.binSyms = readSymbols(s.binary, ".symtab")
@@ -94,30 +101,85 @@ func (s *Symbols) symbols() {
 				s.dbgSyms = readSymbols(mini, ".symtab")
 			}
 		}
-		s.dynSyms = readSymbols(s.binary, ".dynsym")
 	})
 }
 
-// symbolAt is the symbol-table symbol for pc. Like gdb across an objfile
-// and its separate debug objfile, the higher-addressed candidate wins and
-// the binary's wins a tie.
+// dynamicSymbols is the binary's .dynsym, read on first use by name.
+func (s *Symbols) dynamicSymbols() *symbolTable {
+	s.dynOnce.Do(func() { s.dynSyms = readSymbols(s.binary, ".dynsym") })
+	return s.dynSyms
+}
+
+// hashTable is the binary's dynamic symbol hash table, nil if it has none.
+func (s *Symbols) hashTable() *dynHash {
+	s.hashOnce.Do(func() {
+		s.hash = openDynHash(s.binary)
+		s.library = s.hash != nil && isSharedLibrary(s.binary)
+	})
+	return s.hash
+}
+
+// libraryHash is the hash table of a shared library, whose exported
+// symbols are all its global ones; nil for an executable or without one.
+func (s *Symbols) libraryHash() *dynHash {
+	if h := s.hashTable(); s.library {
+		return h
+	}
+	return nil
+}
+
+// dynamicSymbolsUnlessHashed is the binary's .dynsym for lookups by name
+// when no hash table answers them.
+func (s *Symbols) dynamicSymbolsUnlessHashed() *symbolTable {
+	if s.hashTable() != nil {
+		return &symbolTable{dynamic: true}
+	}
+	return s.dynamicSymbols()
+}
+
+// isSharedLibrary reports whether o is a shared library rather than an
+// executable (ET_EXEC, or a PIE: DF_1_PIE, or an interpreter without a
+// DT_SONAME as older linkers wrote PIEs).
+func isSharedLibrary(o *Object) bool {
+	f := o.elf
+	if f.Type != elf.ET_DYN {
+		return false
+	}
+	if v, err := f.DynValue(elf.DT_FLAGS_1); err == nil && len(v) > 0 && elf.DynFlag1(v[0])&elf.DF_1_PIE != 0 {
+		return false
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			names, err := f.DynString(elf.DT_SONAME)
+			return err == nil && len(names) > 0
+		}
+	}
+	return true
+}
+
+// symbolAt is the symbol-table symbol for pc, its name read. Like gdb
+// across an objfile and its separate debug objfile, the higher-addressed
+// candidate wins and the binary's wins a tie.
 func (s *Symbols) symbolAt(pc uint64) *elfSymbol {
 	s.symbols()
 	a, b := s.binSyms.lookup(pc), s.dbgSyms.lookup(pc)
+	t := s.binSyms
 	if a == nil || (b != nil && b.addr > a.addr) {
-		return b
+		a, t = b, s.dbgSyms
 	}
-	return a
+	if a == nil {
+		return nil
+	}
+	named := *a
+	named.name = t.name(a)
+	return &named
 }
 
 // SymbolAddr returns the link-time address of a symbol by its (mangled) name.
 func (s *Symbols) SymbolAddr(name string) (uint64, bool) {
 	s.symbols()
-	for _, t := range []*symbolTable{s.binSyms, s.dbgSyms, s.dynSyms} {
-		if t == nil {
-			continue
-		}
-		if a, ok := t.byName[name]; ok {
+	for _, t := range []*symbolTable{s.binSyms, s.dbgSyms, s.dynamicSymbols()} {
+		if a, ok := t.names()[name]; ok {
 			return a, true
 		}
 	}

@@ -1,6 +1,9 @@
 package debuginfo
 
-import "sort"
+import (
+	"sort"
+	"sync"
+)
 
 // Tail-call frames. A function that ends in a tail call jumps to its callee
 // instead of calling it, so its frame is gone from the stack and unwinding
@@ -25,6 +28,9 @@ const (
 type AddressSpace struct {
 	mods   []*spaceModule // in the order added: the order names are looked up in
 	byAddr []*spaceModule // sorted by lo
+
+	namesMu sync.Mutex
+	names   map[string]resolved // symbol's answers
 }
 
 type spaceModule struct {
@@ -58,23 +64,44 @@ func (a *AddressSpace) module(pc uint64) *spaceModule {
 
 // symbol resolves a callee's linkage name to its run-time address as gdb's
 // lookup_minimal_symbol does: the first global definition in module order,
-// else the first file-local one.
+// else the first file-local one. Shared libraries answer the first question
+// from their hash tables (gnuhash.go); symbol tables are read whole only
+// when no module exports the name. Answers are remembered per name.
 func (a *AddressSpace) symbol(name string) (uint64, bool) {
-	var local uint64
-	found := false
+	a.namesMu.Lock()
+	r, done := a.names[name]
+	a.namesMu.Unlock()
+	if done {
+		return r.addr, r.ok
+	}
+	r = a.resolve(name)
+	a.namesMu.Lock()
+	if a.names == nil {
+		a.names = map[string]resolved{}
+	}
+	a.names[name] = r
+	a.namesMu.Unlock()
+	return r.addr, r.ok
+}
+
+// resolved is a name's run-time address, or ok false.
+type resolved struct {
+	addr uint64
+	ok   bool
+}
+
+func (a *AddressSpace) resolve(name string) resolved {
 	for _, m := range a.mods {
-		addr, global, ok := m.syms.symbolByName(name)
-		if !ok {
-			continue
-		}
-		if global {
-			return addr + m.bias, true
-		}
-		if !found {
-			local, found = addr+m.bias, true
+		if addr, ok := m.syms.globalByName(name); ok {
+			return resolved{addr + m.bias, true}
 		}
 	}
-	return local, found
+	for _, m := range a.mods {
+		if addr, _, ok := m.syms.symbolByName(name); ok {
+			return resolved{addr + m.bias, true}
+		}
+	}
+	return resolved{}
 }
 
 // site is a call site at run-time addresses.
@@ -159,7 +186,11 @@ func (c *chainSearch) visit(s site) bool {
 	// symbols (gdb would pick another module's definition of the name only
 	// where one interposes it, and then find no tail calls either).
 	if name := s.cs.TargetName; name != "" {
-		if addr, _, ok := c.calleeMod.syms.symbolByName(name); ok && addr+c.calleeMod.bias == c.callee {
+		addr, ok := c.calleeMod.syms.globalByName(name)
+		if !ok {
+			addr, _, ok = c.calleeMod.syms.symbolByName(name)
+		}
+		if ok && addr+c.calleeMod.bias == c.callee {
 			c.result = c.result.intersect(c.chain)
 			return c.result != nil
 		}
