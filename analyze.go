@@ -13,6 +13,7 @@ import (
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/classify"
 	"github.com/faultline-dev/faultline/analysis/report"
+	"github.com/faultline-dev/faultline/job"
 )
 
 func init() { commands["analyze"] = cmdAnalyze }
@@ -25,6 +26,7 @@ func cmdAnalyze(args []string, stdout, _ io.Writer) error {
 	fs.SetOutput(io.Discard)
 	jsonOut := fs.Bool("json", false, "print the crash model as JSON (schema faultline.crash/v1; faultline.crash-set/v1 for several dumps)")
 	format := fs.String("format", "markdown", "report format: markdown, text (gdb-like backtraces) or json")
+	summary := fs.Bool("summary", false, "with --json: one compact rank summary per dump (schema faultline.rank-summary/v1, with the job object; for `faultline job report`)")
 	var of openFlags
 	of.register(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -45,6 +47,12 @@ func cmdAnalyze(args []string, stdout, _ io.Writer) error {
 	dumps, err := expandDumps(pos)
 	if err != nil {
 		return err
+	}
+	if *summary {
+		if *format != "json" {
+			return usageError{errors.New("--summary goes with --json")}
+		}
+		return writeSummaries(stdout, dumps, of.options())
 	}
 	if len(dumps) == 1 && !isDir(pos[0]) {
 		c, err := analysis.Open(dumps[0], of.options())
@@ -133,4 +141,20 @@ func looksLikeDump(name string) bool {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// writeSummaries prints one rank summary line per dump (job.Write); a dump
+// that does not open fails the command after the others are printed.
+func writeSummaries(stdout io.Writer, dumps []string, opt analysis.Options) error {
+	var firstErr error
+	for _, d := range dumps {
+		c, err := analysis.Open(d, opt)
+		if err == nil {
+			err = job.Write(stdout, job.CoreSummary(c, d, job.Hostname()))
+		}
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/report"
+	"github.com/faultline-dev/faultline/job"
 )
 
 func init() { commands["hang"] = cmdHang }
@@ -30,6 +31,8 @@ func cmdHang(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "faultline-crashes", "directory for the hang bundle (the core and the report)")
 	format := fs.String("format", "text", "report format: text (gdb-like backtraces), markdown or json")
 	noGPU := fs.Bool("no-gpu", false, "do not request a GPU core dump")
+	jsonOut := fs.Bool("json", false, "same as --format json")
+	summary := fs.Bool("summary", false, "with --json: a compact rank summary with the job object (for `faultline job report`)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -41,11 +44,18 @@ func cmdHang(args []string, stdout, stderr io.Writer) error {
 	if err != nil || pid <= 0 {
 		return usageError{fmt.Errorf("%q is not a process id", pos[0])}
 	}
+	if *jsonOut {
+		*format = "json"
+	}
+	if *summary && *format != "json" {
+		return usageError{errors.New("--summary goes with --json")}
+	}
 	bundle := filepath.Join(*out, fmt.Sprintf("hang-%d-%s", pid, time.Now().Format("20060102-150405")))
 	if err := os.MkdirAll(bundle, 0o755); err != nil {
 		return err
 	}
 	core := filepath.Join(bundle, "core")
+	at := time.Now()
 	n, err := liveCore(pid, core)
 	if err != nil {
 		return fmt.Errorf("process %d: %w", pid, err)
@@ -62,10 +72,12 @@ func cmdHang(args []string, stdout, stderr io.Writer) error {
 	if report.Markdown(&md, c, "") == nil {
 		os.WriteFile(filepath.Join(bundle, "report.md"), md.Bytes(), 0o644)
 	}
-	switch *format {
-	case "json":
+	switch {
+	case *summary:
+		return job.Write(stdout, job.LiveSummary(c, pid, at, job.Hostname()))
+	case *format == "json":
 		return report.JSON(stdout, c)
-	case "markdown", "md":
+	case *format == "markdown" || *format == "md":
 		_, err := stdout.Write(md.Bytes())
 		return err
 	}

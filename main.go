@@ -21,7 +21,7 @@ import (
 const usage = `faultline — crash analysis for native and GPU crashes
 
 usage:
-  faultline analyze [--format markdown|text|json] [--json] [OPEN FLAGS] DUMP... | DIR
+  faultline analyze [--format markdown|text|json] [--json [--summary]] [OPEN FLAGS] DUMP... | DIR
                                  report on one dump, or group many by signature
   faultline sources [--json] [--config FILE] [OPEN FLAGS] DUMP
                                  exact source versions, checkouts and upstream commits
@@ -29,7 +29,10 @@ usage:
                                  full inline chains of GPU addresses (KERNEL+0xOFF)
   faultline run [--repeat N] -- CMD ARGS...
                                  run a job with crash capture on, and analyze what it leaves
-  faultline hang PID             all-thread stacks of a live, hung process
+  faultline hang [--json [--summary]] PID
+                                 all-thread stacks of a live, hung process
+  faultline job collect JOBID --out DIR [--hang] [--cores DIR] | job report [--json] DIR
+                                 a crashed or hung multi-node job through Slurm, merged like STAT
   faultline explain-exit CODE    what a shell exit status means (139, 134, 137, ...)
   faultline demo [--format markdown|text|json]
                                  analyze the bundled crash (a static program and its core)

@@ -72,8 +72,8 @@ func MergeDir(dir string) (*Report, error) {
 	}
 	sort.Strings(files)
 	type result struct {
-		s   *Summary
-		err error
+		sums []*Summary
+		err  error
 	}
 	ready := make([]chan result, len(files))
 	for i := range ready {
@@ -81,8 +81,8 @@ func MergeDir(dir string) (*Report, error) {
 	}
 	window := make(chan struct{}, mergeWindow)
 	go parallel(len(files), func(i int) {
-		s, err := LoadFile(files[i])
-		ready[i] <- result{s, err}
+		sums, err := LoadFile(files[i])
+		ready[i] <- result{sums, err}
 	}, window)
 	m := NewMerger()
 	for i, f := range files {
@@ -92,14 +92,17 @@ func MergeDir(dir string) (*Report, error) {
 			m.Problem(fileProblem(f, r.err))
 			continue
 		}
-		m.Add(f, r.s)
+		for _, s := range r.sums {
+			m.Add(f, s)
+		}
 	}
 	return m.Report(), nil
 }
 
-// LoadFile reads one per-rank file: a rank summary, or a full crash model
+// LoadFile reads one per-rank file: a rank summary, summary lines (of
+// `analyze --json --summary` over several cores), or a full crash model
 // (`analyze --json`) with a job object.
-func LoadFile(path string) (*Summary, error) {
+func LoadFile(path string) ([]*Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -121,7 +124,32 @@ func LoadFile(path string) (*Summary, error) {
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, err
 	}
-	return Decode(b) // decoded values do not alias b
+	return decodeLines(b) // decoded values do not alias b
+}
+
+// decodeLines decodes a file of one JSON document, or of summary lines.
+func decodeLines(b []byte) ([]*Summary, error) {
+	b = bytes.TrimSpace(b)
+	if schemaOf(b) != SummarySchema || bytes.IndexByte(b, '\n') < 0 {
+		s, err := Decode(b)
+		return []*Summary{s}, err
+	}
+	var out []*Summary
+	var offset int64
+	for line := range bytes.Lines(b) {
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			s, err := Decode(trimmed)
+			if err != nil {
+				if le, ok := err.(*LoadError); ok {
+					le.Offset += offset
+				}
+				return nil, fmt.Errorf("summary line %d: %w", len(out)+1, err)
+			}
+			out = append(out, s)
+		}
+		offset += int64(len(line))
+	}
+	return out, nil
 }
 
 // readBuffers recycles file buffers across the files of a merge.

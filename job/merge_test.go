@@ -215,11 +215,16 @@ func TestMalformedFilesReportedPerFile(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, "rank-"+string(rune('0'+r))+".json"), good.Bytes(), 0o644)
 	}
+	// Summary lines (analyze --json --summary over several cores) in one file.
+	good.Reset()
+	Write(&good, synthRank(3, "h", [][]string{barrier}, []int{1}))
+	Write(&good, synthRank(4, "h", [][]string{barrier}, []int{1}))
+	os.WriteFile(filepath.Join(dir, "lines.json"), good.Bytes(), 0o644)
 	bad := synthRank(9, "h", [][]string{barrier}, []int{1})
 	bad.Stacks[0].Frames[0] = 99
 	badJSON, _ := json.Marshal(bad)
 	files := map[string][]byte{
-		"truncated.json": good.Bytes()[:good.Len()/2],
+		"truncated.json": good.Bytes()[:good.Len()/4],
 		"garbage.json":   []byte("{\"schema\": \"faultline.rank-summary/v1\", \"job\": ]"),
 		"foreign.json":   []byte(`{"schema": "other/v2"}`),
 		"badindex.json":  badJSON,
@@ -231,8 +236,8 @@ func TestMalformedFilesReportedPerFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Ranks != 3 || len(rep.Classes) != 1 || rep.Classes[0].Ranks != "0-2" {
-		t.Errorf("merged %d ranks, classes %+v; want ranks 0-2 in one class", rep.Ranks, rep.Classes)
+	if rep.Ranks != 5 || len(rep.Classes) != 1 || rep.Classes[0].Ranks != "0-4" {
+		t.Errorf("merged %d ranks, classes %+v; want ranks 0-4 in one class", rep.Ranks, rep.Classes)
 	}
 	want := map[string]string{
 		"badindex.json":  "names frame 99",
@@ -255,7 +260,7 @@ func TestMalformedFilesReportedPerFile(t *testing.T) {
 	if err := rep.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"# Job report: 3 ranks, 3 summarized", "## Problems", "truncated.json (byte ", "): truncated", "garbage.json (byte 48)"} {
+	for _, w := range []string{"# Job report: 5 ranks, 5 summarized", "## Problems", "truncated.json (byte ", "): truncated", "garbage.json (byte 48)"} {
 		if !strings.Contains(md.String(), w) {
 			t.Errorf("markdown lacks %q:\n%s", w, md.String())
 		}
