@@ -42,6 +42,9 @@ type Options struct {
 	// thread unwound, before the other threads are: on cores with hundreds
 	// of threads an editor can show the crash at once.
 	OnCrashingThread func(partial *Crash)
+	// SanitizerLog is the log of a sanitizer's report of the same crash
+	// (AddressSanitizer's stderr); its bug type and stacks classify the core.
+	SanitizerLog string
 }
 
 // process is an opened core with its modules located: the state one analysis

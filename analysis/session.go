@@ -72,6 +72,9 @@ func OpenSession(path string, opt Options) (*Session, error) {
 	}
 	crash := p.crash(path)
 	python.Interleave(crash, p)
+	if opt.SanitizerLog != "" {
+		attachSanitizerLog(crash, opt.SanitizerLog)
+	}
 	classify.Classify(crash, p)
 	return &Session{Crash: crash, p: p}, nil
 }

@@ -14,7 +14,8 @@ import (
 // the culprit. Matched against the module's file name up to ".so".
 var runtimeModules = []string{
 	"libc.so", "libc-", "ld-linux", "ld64.so", "ld-musl", "libstdc++.so", "libgcc_s.so", "libpthread.so",
-	"libm.so", "libdl.so", "libc++.so", "libc++abi.so", "libunwind.so", "libasan.so", "libtsan.so", "[vdso]",
+	"libm.so", "libdl.so", "libc++.so", "libc++abi.so", "libunwind.so", "libasan.so", "libtsan.so", "libubsan.so",
+	"liblsan.so", "libhwasan.so", "libclang_rt.", "[vdso]",
 }
 
 // runtimeFunctions are functions of the C and C++ runtimes that statically
@@ -122,7 +123,8 @@ func isRuntime(f model.Frame) bool {
 	if f.Module != "" && isRuntimeModule(f.Module) {
 		return true
 	}
-	return runtimeFunctions[baseName(f.Function)]
+	fn := baseName(f.Function)
+	return runtimeFunctions[fn] || isSanitizerRuntime(fn)
 }
 
 // isLibraryTemplate reports whether a frame is standard-library code

@@ -18,6 +18,12 @@ const (
 	KindGPUHang            = "gpu-hang"
 	KindHang               = "hang"
 	KindDeadlock           = "deadlock"
+	// KindBufferOverflow: an access past the bounds of a heap, stack or
+	// global object, as a sanitizer reports it.
+	KindBufferOverflow = "buffer-overflow"
+	// KindMemoryError: a sanitizer stopped the program on an invalid
+	// access whose type its report (not given) would say.
+	KindMemoryError = "memory-error"
 	// KindKilled: the fatal signal was sent (kill, tgkill, sigqueue), not
 	// raised by a CPU fault: the stacks show where the process was.
 	KindKilled  = "killed"

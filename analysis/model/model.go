@@ -20,7 +20,9 @@ type Crash struct {
 	Classification *Classification `json:"crash,omitempty"`
 	Instruction    *Instruction    `json:"instruction,omitempty"`
 	GPU            *GPU            `json:"gpu,omitempty"`
-	Problems       []Problem       `json:"problems"`
+	// Sanitizer is the sanitizer's report of the crash, when its log was given.
+	Sanitizer *SanitizerReport `json:"sanitizer,omitempty"`
+	Problems  []Problem        `json:"problems"`
 }
 
 // Dump describes the artifact that was opened.

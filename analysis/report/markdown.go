@@ -477,6 +477,10 @@ func nextSteps(c *analysis.Crash, determinism string) []string {
 	case model.KindDeadlock:
 		out = append(out, "Take the mutexes in one global order in every thread (or lock them together with std::scoped_lock / std::lock).",
 			"Run the program under ThreadSanitizer (-fsanitize=thread), which reports lock-order inversions even when they do not deadlock.")
+	case model.KindBufferOverflow:
+		out = append(out, fmt.Sprintf("Check the index or length used at %s against the size of the object it accesses (the allocation site is in the evidence).", where))
+	case model.KindMemoryError:
+		out = append(out, "Give AddressSanitizer's report (the program's stderr) with the core: `faultline analyze CORE asan.log` names the bug type and the allocation and free stacks.")
 	case model.KindKilled:
 		out = append(out, "Find what sent the signal (the sender's pid and uid are in the signal line: a timeout, watchdog, job scheduler or a user's kill), and read the stacks as a snapshot of where the process was, not as a crash site.")
 	case model.KindHang:

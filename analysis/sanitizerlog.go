@@ -1,0 +1,61 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/faultline-dev/faultline/analysis/logs"
+	"github.com/faultline-dev/faultline/analysis/model"
+)
+
+// maxSanitizerLog caps how much of a sanitizer log is read.
+const maxSanitizerLog = 64 << 20
+
+// attachSanitizerLog reads the sanitizer report in the log at path into
+// c.Sanitizer, for classification; what does not fit (no report, another
+// process's) becomes a problem.
+func attachSanitizerLog(c *Crash, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		c.Problems = append(c.Problems, Problem{Message: fmt.Sprintf("cannot read the sanitizer log: %v", err)})
+		return
+	}
+	defer f.Close()
+	rep, err := logs.ParseASan(io.LimitReader(f, maxSanitizerLog))
+	if err != nil {
+		c.Problems = append(c.Problems, Problem{Message: fmt.Sprintf("%s: %v", path, err)})
+		return
+	}
+	if rep.PID != 0 && c.Dump.PID != 0 && rep.PID != c.Dump.PID {
+		c.Problems = append(c.Problems, Problem{Message: fmt.Sprintf(
+			"%s is %s's report for pid %d, the core is of pid %d: not used", path, rep.Tool, rep.PID, c.Dump.PID)})
+		return
+	}
+	s := &model.SanitizerReport{Tool: rep.Tool, Bug: rep.Bug, Access: rep.Access, Size: rep.Size, Log: path,
+		AllocatedAt: firstSourceFrame(rep.AllocatedBy), FreedAt: firstSourceFrame(rep.FreedBy)}
+	if rep.Address != 0 {
+		s.Address = hexAddr(rep.Address)
+	}
+	c.Sanitizer = s
+}
+
+// firstSourceFrame names the first frame with a source line (the
+// program's, past the runtime's interceptors): "main (asan.c:22)".
+func firstSourceFrame(frames []logs.ASanFrame) string {
+	for _, f := range frames {
+		if f.File != "" && f.Line > 0 {
+			return fmt.Sprintf("%s (%s:%d)", f.Function, baseOf(f.File), f.Line)
+		}
+	}
+	return ""
+}
+
+func baseOf(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[i+1:]
+		}
+	}
+	return p
+}
