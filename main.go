@@ -37,6 +37,7 @@ usage:
   faultline demo [--format markdown|text|json]
                                  analyze the bundled crash (a static program and its core)
   faultline serve [--log FILE]   language server over stdio (VS Code, Neovim, ...)
+  faultline dap [--log FILE]     post-mortem debug adapter (DAP) over stdio: launch {"coreFile": ...}
   faultline version
 
 OPEN FLAGS: --exe EXE  --sysroot DIR  --debug-dir DIR...  --solib-dir DIR...  --offline

@@ -9,9 +9,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-
 	"github.com/faultline-dev/faultline/server"
 )
 
@@ -29,28 +26,16 @@ func cmdServe(args []string, _, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usageError{errors.New("serve takes no arguments")}
 	}
-	sink := zapcore.AddSync(stderr)
-	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sink = zapcore.AddSync(f)
+	log, closeLog, err := protocolLogger(stderr, *logFile)
+	if err != nil {
+		return err
 	}
-	enc := zap.NewProductionEncoderConfig()
-	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	level := zapcore.InfoLevel
-	if os.Getenv("FAULTLINE_DEBUG") != "" {
-		level = zapcore.DebugLevel
-	}
-	log := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(sink), level))
-	defer log.Sync()
+	defer closeLog()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	srv := server.New(server.Options{Logger: log, Version: version(), Values: server.SessionValues})
-	err := srv.Serve(ctx, stdio{os.Stdin, os.Stdout})
+	err = srv.Serve(ctx, stdio{os.Stdin, os.Stdout})
 	if errors.Is(err, server.ErrExitWithoutShutdown) {
 		// LSP 3.17 §"Exit Notification": exit code 1 without a prior shutdown.
 		return errors.New("exit without shutdown")

@@ -284,6 +284,7 @@ func (s *symbolizer) symbolize(pc uint64, returnAddress bool) []Frame {
 		f := base
 		f.Function = l.Function
 		f.File = l.File
+		f.CompDir = l.CompDir
 		f.Line = l.Line
 		f.Column = l.Column
 		f.Inlined = l.Inlined

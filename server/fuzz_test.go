@@ -21,7 +21,7 @@ func FuzzParseSettings(f *testing.F) {
 			return
 		}
 		r := newResolver([]string{t.TempDir()}, st)
-		r.lookup("a/b.c", "")
+		r.Lookup("a/b.c")
 	})
 }
 

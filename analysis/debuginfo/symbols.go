@@ -10,8 +10,10 @@ import (
 type Location struct {
 	Function string
 	File     string
-	Line     int
-	Column   int
+	// CompDir is the unit's DW_AT_comp_dir (relative Files are under it).
+	CompDir string
+	Line    int
+	Column  int
 	// Inlined is set on every level but the outermost (the physical function).
 	Inlined bool
 	// FuncLow is the start of the symbol or subprogram (or inlined instance).
@@ -200,7 +202,10 @@ func (s *Symbols) Lookup(pc uint64) []Location {
 
 func (s *Symbols) lookupDWARF(pc uint64) (locs []Location) {
 	df := s.dwarfData()
-	var line lineResult
+	var (
+		line    lineResult
+		compDir string
+	)
 	if df != nil {
 		units := df.unitsFor(pc)
 		var lineTree *unitTree
@@ -217,6 +222,7 @@ func (s *Symbols) lookupDWARF(pc uint64) (locs []Location) {
 			}
 		}
 		if lineTree != nil {
+			compDir = lineTree.compDir
 			if lt, _ := lineTree.lineTable(); lt != nil {
 				line = lt.lookup(pc)
 			}
@@ -227,13 +233,13 @@ func (s *Symbols) lookupDWARF(pc uint64) (locs []Location) {
 	sym := s.symbolAt(pc)
 	if sym == nil {
 		if line.ok {
-			return []Location{{File: line.file, Line: line.line, Column: line.column}}
+			return []Location{{File: line.file, CompDir: compDir, Line: line.line, Column: line.column}}
 		}
 		return nil
 	}
 	loc := Location{Function: demangleFull(sym.name), FuncLow: sym.addr}
 	if line.ok {
-		loc.File, loc.Line, loc.Column = line.file, line.line, line.column
+		loc.File, loc.CompDir, loc.Line, loc.Column = line.file, compDir, line.line, line.column
 	}
 	return []Location{loc}
 }
@@ -251,7 +257,7 @@ func (s *Symbols) inlineChain(t *unitTree, idx int, pc uint64) []Location {
 			continue
 		}
 		loc := Location{Function: functionName(dieRef{t, i}), FuncLow: d.low, FromDWARF: true,
-			Inlined: d.tag == dwarf.TagInlinedSubroutine}
+			Inlined: d.tag == dwarf.TagInlinedSubroutine, CompDir: t.compDir}
 		if prev == nil {
 			if lt != nil {
 				if r := lt.lookup(pc); r.ok {

@@ -19,6 +19,15 @@ type Value struct {
 	// location needs a DW_OP_entry_value (DWARF 5 §2.5.1.7), which is not
 	// resolved yet (gdb resolves it from the caller's call site).
 	EntryValue bool
+	// Addr is where the value lives in memory, for a struct or array; for
+	// a pointer or reference, the address it holds (0 if unknown).
+	Addr uint64
+	// Members are a struct's members, an array's first elements ("[i]"),
+	// or the members of the struct a non-NULL pointer points to, read
+	// from memory a few levels deep.
+	Members []Value
+	// ViaPointer marks members reached through a pointer (p->member).
+	ViaPointer bool
 }
 
 // Optimized out, as gdb prints it.
@@ -141,6 +150,8 @@ type valueEval struct {
 	fs    FrameState
 	cache map[int]*unitCtx
 	cplus bool
+	// members counts the struct members and elements read so far.
+	members int
 
 	frameBaseAttr attrLoc
 	fbUnit        *unitCtx
@@ -190,6 +201,7 @@ func (ev *valueEval) value(v scopeVar) Value {
 		default:
 			out.Text = ev.format(t, l)
 			out.EntryValue = l.entry && l.kind == locOptimized
+			ev.expand(&out, t, l, 0)
 		}
 	case a.hasConst:
 		b := a.constVal

@@ -47,6 +47,8 @@ type valueType struct {
 	enc    int64
 	target *valueType // pointee, element
 	enums  map[int64]string
+	die    uint64 // the struct, class or union DIE (members are its children)
+	union  bool
 }
 
 // maxTypeDepth bounds the chain of type DIEs one type follows.
@@ -116,7 +118,7 @@ func (df *dwarfFile) readType(off uint64, cache map[int]*unitCtx, cplus bool, de
 			}
 			name = kw + " " + name
 		}
-		return &valueType{name: name, kind: kindStruct, size: va.byteSize}
+		return &valueType{name: name, kind: kindStruct, size: va.byteSize, die: off, union: va.tag == dwarf.TagUnionType}
 	case dwarf.TagEnumerationType:
 		t := &valueType{name: name, kind: kindEnum, size: va.byteSize, enums: map[int64]string{}}
 		if !cplus {

@@ -32,6 +32,9 @@ type varAttrs struct {
 	lang         int64
 	loclistsBase uint64
 	artificial   bool
+	memberOff    int64 // DW_AT_data_member_location (a constant offset)
+	hasMemberOff bool
+	bitField     bool // DW_AT_bit_size or DW_AT_data_bit_offset: a bit-field member
 }
 
 // attrLoc is a DW_AT_location or DW_AT_frame_base: an expression, or a
@@ -128,6 +131,8 @@ func (uc *unitCtx) readVarAttrs(r *dieReader, a *abbrev, out *varAttrs) {
 				out.frameBase = attrLoc{present: true, expr: b}
 			case dwarf.AttrConstValue:
 				out.constVal, out.hasConst = b, true
+			case dwarf.AttrDataMemberLoc:
+				out.memberOff, out.hasMemberOff = plusUconst(b)
 			}
 			continue
 		case formLoclistx:
@@ -212,6 +217,12 @@ func (uc *unitCtx) readVarAttrs(r *dieReader, a *abbrev, out *varAttrs) {
 			}
 		case dwarf.AttrArtificial:
 			out.artificial = v.flag()
+		case dwarf.AttrDataMemberLoc:
+			if v.class == valConst {
+				out.memberOff, out.hasMemberOff = v.int64()
+			}
+		case dwarf.AttrBitSize, dwarf.AttrDataBitOffset:
+			out.bitField = true
 		}
 	}
 }

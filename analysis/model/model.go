@@ -77,9 +77,12 @@ type Frame struct {
 	Module   string `json:"module,omitempty"`
 	Function string `json:"function,omitempty"`
 	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Column   int    `json:"column,omitempty"`
-	Inlined  bool   `json:"inlined"`
+	// CompDir is the DW_AT_comp_dir of the unit File belongs to: where the
+	// compiler ran, so a relative File is CompDir/File (gdb's first guess).
+	CompDir string `json:"-"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Inlined bool   `json:"inlined"`
 	// Trust is how the physical frame was recovered; inline levels share it.
 	Trust  Trust  `json:"trust,omitempty"`
 	Source string `json:"source,omitempty"`

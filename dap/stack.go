@@ -1,0 +1,77 @@
+package dap
+
+import (
+	"path/filepath"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/faultline-dev/faultline/analysis"
+)
+
+func (s *Server) onThreads(r *godap.ThreadsRequest) {
+	v := s.model
+	out := make([]godap.Thread, len(v.threads))
+	for i, t := range v.threads {
+		out[i] = godap.Thread{Id: t.id, Name: t.name}
+	}
+	s.send(&godap.ThreadsResponse{Response: response(&r.Request), Body: godap.ThreadsResponseBody{Threads: out}})
+}
+
+// onStackTrace lists a thread's frames, every inline level one frame, in
+// pages of startFrame/levels (the 30,000-frame recursion is not sent whole).
+func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
+	v := s.model
+	t, ti := v.thread(r.Arguments.ThreadId)
+	if t == nil {
+		s.errorResponse(&r.Request, errNotFound, "no thread %d in this dump", r.Arguments.ThreadId)
+		return
+	}
+	start := min(max(r.Arguments.StartFrame, 0), len(t.frames))
+	end := len(t.frames)
+	if n := r.Arguments.Levels; n > 0 && start+n < end {
+		end = start + n
+	}
+	frames := make([]godap.StackFrame, 0, end-start)
+	for fi := start; fi < end; fi++ {
+		frames = append(frames, v.stackFrame(ti, fi))
+	}
+	resp := &godap.StackTraceResponse{Response: response(&r.Request)}
+	resp.Body = godap.StackTraceResponseBody{StackFrames: frames, TotalFrames: len(t.frames)}
+	s.send(resp)
+}
+
+// stackFrame is frame fi of thread index ti as the Call Stack view shows
+// it: its local file when one resolves, else a sourceReference to the
+// generated disassembly document.
+func (v *crashView) stackFrame(ti, fi int) godap.StackFrame {
+	f := &v.threads[ti].frames[fi]
+	name := f.Function
+	if name == "" {
+		name = "??"
+	}
+	sf := godap.StackFrame{Id: v.frameID(ti, fi), Name: name, Line: f.Line, Column: max(f.Column, 1)}
+	if f.Addr != 0 {
+		sf.InstructionPointerReference = f.PC
+	}
+	if f.Module != "" {
+		sf.ModuleId = f.Module
+	}
+	switch {
+	case f.Signal || f.Function == analysis.SignalFrameName:
+		sf.PresentationHint = "label"
+	case f.Language == "" && analysis.IsRuntimeFrame(*f):
+		sf.PresentationHint = "subtle"
+	}
+	if p := v.localPath(f); p != "" && f.Line > 0 {
+		sf.Source = &godap.Source{Name: filepath.Base(p), Path: p}
+		return sf
+	}
+	if f.Addr == 0 && f.File == "" {
+		return sf // a log's frame with no pc and no file: nothing to open
+	}
+	ref, doc := v.sources.forFrame(v.sess, *f)
+	sf.Source = &godap.Source{Name: doc.Name, SourceReference: ref, PresentationHint: "deemphasize",
+		Origin: "faultline: no local source"}
+	sf.Line, sf.Column = max(doc.Line, 1), 1
+	return sf
+}
