@@ -129,3 +129,104 @@ func findVar(t *testing.T, vs []godap.Variable, name string) godap.Variable {
 	t.Fatalf("no variable %q in %+v", name, vs)
 	return godap.Variable{}
 }
+
+// TestGPUCore: a GPU core dump's faulting lane is a thread, listed first,
+// with its inline chain as frames, innermost first.
+func TestGPUCore(t *testing.T) {
+	core, err := filepath.Abs("../testdata/cuda/cores/illegal_address.sm_80.nvcudmp.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := analysis.Open(core, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := model.GPU
+	if g == nil || len(g.Frames) < 2 {
+		t.Fatalf("the GPU core has no inline chain: %+v", g)
+	}
+	c := newTestClient(t)
+	stop := c.launch(map[string]any{"coreFile": core})
+	threads := c.ok("threads", nil).(*godap.ThreadsResponse).Body.Threads
+	if stop.Body.ThreadId != gpuThreadID || threads[0].Id != gpuThreadID || !strings.Contains(threads[0].Name, g.Kernel) {
+		t.Fatalf("stop on %d, threads %+v: want the GPU lane (%d) first, named with kernel %s", stop.Body.ThreadId, threads, gpuThreadID, g.Kernel)
+	}
+	st := c.ok("stackTrace", map[string]any{"threadId": gpuThreadID}).(*godap.StackTraceResponse).Body
+	if st.TotalFrames != len(g.Frames) {
+		t.Fatalf("%d frames, want the %d levels of the inline chain", st.TotalFrames, len(g.Frames))
+	}
+	for i, f := range st.StackFrames {
+		if f.Name != g.Frames[i].Function || f.Line != g.Frames[i].Line {
+			t.Errorf("frame %d = %s:%d, want %s:%d", i, f.Name, f.Line, g.Frames[i].Function, g.Frames[i].Line)
+		}
+	}
+	scopes := c.ok("scopes", map[string]any{"frameId": st.StackFrames[0].Id}).(*godap.ScopesResponse).Body.Scopes
+	vars := c.ok("variables", map[string]any{"variablesReference": scopes[0].VariablesReference}).(*godap.VariablesResponse).Body.Variables
+	if len(vars) != 0 {
+		t.Errorf("GPU frame variables = %+v, want none (no device memory values)", vars)
+	}
+	c.ok("disconnect", nil)
+}
+
+// TestPythonFrames: Python frames stay interleaved with the native ones,
+// each with its .py file and line.
+func TestPythonFrames(t *testing.T) {
+	core, err := filepath.Abs("../testdata/python/cores/crash_ctypes.debian.faulthandler.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := analysis.Open(core, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t)
+	stop := c.launch(map[string]any{"coreFile": core, "workspaceFolders": []string{filepath.Dir(filepath.Dir(core))}})
+	st := c.ok("stackTrace", map[string]any{"threadId": stop.Body.ThreadId}).(*godap.StackTraceResponse).Body
+	var th *analysis.Thread
+	for i := range model.Threads {
+		if model.Threads[i].ID == stop.Body.ThreadId {
+			th = &model.Threads[i]
+		}
+	}
+	if th == nil || len(st.StackFrames) != len(th.Frames) {
+		t.Fatalf("stack of %d frames, model thread %+v", len(st.StackFrames), th)
+	}
+	py := 0
+	for i, f := range th.Frames {
+		if f.Language != "python" {
+			continue
+		}
+		py++
+		got := st.StackFrames[i]
+		if got.Name != f.Function || got.Line != f.Line || got.Source == nil || filepath.Base(got.Source.Path) != filepath.Base(f.File) {
+			t.Errorf("python frame %d = %+v (source %+v), want %s %s:%d", i, got, got.Source, f.Function, f.File, f.Line)
+		}
+	}
+	if py == 0 {
+		t.Fatal("no Python frames in the faulthandler log's model")
+	}
+	c.ok("disconnect", nil)
+}
+
+// TestBadRequests: unknown commands and arguments of the wrong type get
+// error responses (the session goes on), requests before launch say so.
+func TestBadRequests(t *testing.T) {
+	c := newTestClient(t)
+	c.ok("initialize", map[string]any{"adapterID": "faultline"})
+	if r := c.request("stackTrace", map[string]any{"threadId": 1}); r.GetResponse().Success || !strings.Contains(r.GetResponse().Message, "launch") {
+		t.Errorf("stackTrace before launch = %+v", r.GetResponse())
+	}
+	if r := c.request("launch", map[string]any{"coreFile": "/nonexistent/core"}); r.GetResponse().Success {
+		t.Error("launch of a missing core succeeded")
+	}
+	if r := c.request("launch", map[string]any{}); r.GetResponse().Success || !strings.Contains(r.GetResponse().Message, "coreFile") {
+		t.Errorf("launch without coreFile = %+v", r.GetResponse())
+	}
+	if r := c.request("frobnicate", nil); r.GetResponse().Success || !strings.Contains(r.GetResponse().Message, "frobnicate") {
+		t.Errorf("unknown request = %+v", r.GetResponse())
+	}
+	if r := c.request("stackTrace", map[string]any{"threadId": "one"}); r.GetResponse().Success || !strings.Contains(r.GetResponse().Message, "bad arguments") {
+		t.Errorf("stackTrace with a string threadId = %+v", r.GetResponse())
+	}
+	c.ok("threads", nil) // still serving
+}

@@ -131,3 +131,12 @@ func (v *crashView) localPath(f *analysis.Frame) string {
 	}
 	return v.res.Resolve(f, v.exe)
 }
+
+// aboveCulprit reports whether frame fi of thread index ti is above the
+// classification's culprit frame of the crashing thread (a signal
+// handler, an abort path).
+func (v *crashView) aboveCulprit(ti, fi int) bool {
+	cl := v.crash.Classification
+	t := &v.threads[ti]
+	return cl != nil && t.lwp != 0 && t.lwp == v.crash.CrashingThread && fi < cl.CulpritFrame
+}

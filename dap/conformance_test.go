@@ -1,0 +1,352 @@
+package dap_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/internal/crashbuild"
+)
+
+// conformanceCase is one corpus core the DebugClient walks, with what gdb
+// says about it (filled in by gdbExpect).
+type conformanceCase struct {
+	Name    string `json:"name"`
+	Core    string `json:"core"`
+	Program string `json:"program"`
+	// Workspace is the launch's workspaceFolders[0] ("" for none: the
+	// comp_dir must still find the sources).
+	Workspace string `json:"workspace"`
+	// Culprit is the frame the Variables view must show (gdb numbering).
+	Culprit int `json:"culprit"`
+	// Deref are pointer variables of the culprit frame whose members
+	// gdb prints with `print *NAME`.
+	Deref []string `json:"deref"`
+	// Memory is a gdb expression for an address and x's format; the
+	// client reads the same bytes with readMemory.
+	Memory string `json:"memory,omitempty"`
+
+	// Launch, for source-lookup cases, is the launch configuration and
+	// ExpectSource the file the top frame must open.
+	Launch       map[string]any `json:"launch,omitempty"`
+	ExpectSource string         `json:"expectSource,omitempty"`
+	ExpectLine   int            `json:"expectLine,omitempty"`
+
+	Frames      []gdbFrame        `json:"frames"`
+	DerefFields map[string]string `json:"derefFields"`
+	MemoryAddr  string            `json:"memoryAddr,omitempty"`
+	MemoryWords []string          `json:"memoryWords,omitempty"`
+	Thread      int               `json:"thread"`
+}
+
+// gdbFrame is one frame of gdb's bt with its `info args` / `info locals`.
+type gdbFrame struct {
+	Function string            `json:"function"`
+	File     string            `json:"file"`
+	Line     int               `json:"line"`
+	Args     map[string]string `json:"args"`
+	Locals   map[string]string `json:"locals"`
+	Signal   bool              `json:"signal"`
+	// EntryValues are the arguments gdb could print only from the
+	// caller's call site (bt shows "name=name@entry=..."): DW_OP_entry_value,
+	// which the frame-values engine does not resolve yet.
+	EntryValues []string `json:"entryValues"`
+}
+
+// TestDebugClient builds faultline and drives `faultline dap` over stdio
+// with Microsoft's DAP test client (@vscode/debugadapter-testsupport's
+// DebugClient, pinned by dap/conformance/package-lock.json) through
+// launch → stopped → threads → stackTrace → scopes → variables → evaluate
+// → readMemory → disassemble → source → disconnect on corpus cores, the
+// frames and values checked against gdb's bt, `info args`, `info locals`,
+// `print *p` and `x` on the same core, run here.
+func TestDebugClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary, runs gdb and node")
+	}
+	node := lookTool(t, "node", "Node.js 18+ (apt-get install nodejs npm)")
+	gdb := lookTool(t, "gdb", "gdb (apt-get install gdb)")
+	conf, _ := filepath.Abs("conformance")
+	if _, err := os.Stat(filepath.Join(conf, "node_modules", "@vscode", "debugadapter-testsupport", "package.json")); err != nil {
+		t.Fatal("@vscode/debugadapter-testsupport is not installed: run `npm ci --prefix dap/conformance`")
+	}
+	native, _ := filepath.Abs(filepath.Join("..", "testdata", "native"))
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "faultline")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// The corpus was compiled in another checkout: its DW_AT_comp_dir may
+	// not exist here, so these find their sources through the workspace
+	// or a sourceMap rule from that comp_dir.
+	cases := []conformanceCase{
+		{Name: "null_inline", Culprit: 4, Deref: []string{"a", "b"}, Memory: "(char*)a+8", Workspace: native},
+		{Name: "reraise", Culprit: 3, Deref: []string{"t"}},
+		{Name: "static_dtor", Culprit: 0, Deref: []string{"this"}, Workspace: native},
+		{Name: "threads64", Culprit: 0, Workspace: native},
+	}
+	for i := range cases {
+		c := &cases[i]
+		c.Core = filepath.Join(native, "cores", c.Name+".core.gz")
+		c.Program = filepath.Join(native, "bin", c.Name)
+		gdbExpect(t, gdb, c, tmp)
+	}
+	cases[1].Launch = map[string]any{"sourceMap": map[string]string{corpusCompDir(t, cases[1]): native}}
+	cases = append(cases, lookupCases(t, tmp)...)
+	spec := filepath.Join(tmp, "cases.json")
+	if d := os.Getenv("FAULTLINE_DAP_KEEP"); d != "" {
+		spec = filepath.Join(d, "cases.json")
+	}
+	b, _ := json.MarshalIndent(cases, "", "  ")
+	if err := os.WriteFile(spec, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, node, filepath.Join(conf, "client.js"), bin, spec)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	t.Logf("node client.js:\n%s", out.String())
+	if err != nil {
+		t.Fatalf("DebugClient: %v", err)
+	}
+	if !strings.Contains(out.String(), fmt.Sprintf("dap conformance: %d cores passed", len(cases))) {
+		t.Fatal("the client did not report every core passed")
+	}
+}
+
+// corpusCompDir is the DW_AT_comp_dir the corpus was compiled in.
+func corpusCompDir(t *testing.T, c conformanceCase) string {
+	t.Helper()
+	m, err := analysis.Open(c.Core, analysis.Options{Exe: c.Program})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range m.Threads {
+		for _, f := range th.Frames {
+			if f.CompDir != "" && f.File != "" && !filepath.IsAbs(f.File) {
+				return f.CompDir
+			}
+		}
+	}
+	t.Fatalf("%s: no frame with a relative file under a comp_dir", c.Name)
+	return ""
+}
+
+// lookupCases are the source-lookup cases on a program compiled here
+// (comp_dir = a temporary directory): no workspace, an empty
+// workspaceFolders, a workspace without the sources, a sourceMap rule
+// (wins over comp_dir), and two copies of the file in the workspace with
+// the comp_dir gone (the copy nearest the executable wins).
+func lookupCases(t *testing.T, tmp string) []conformanceCase {
+	p := crashbuild.Build(t, filepath.Join(tmp, "build"))
+	mapped := filepath.Join(tmp, "mapped")
+	copyFile(t, p.Source, filepath.Join(mapped, "src", "crash.c"))
+	empty := filepath.Join(tmp, "empty-workspace")
+	copyFile(t, p.Exe, filepath.Join(empty, "README"))
+
+	moved := crashbuild.Build(t, filepath.Join(tmp, "build2"))
+	ws := filepath.Join(tmp, "two-copies")
+	copyFile(t, moved.Source, filepath.Join(ws, "a-old", "src", "crash.c"))
+	copyFile(t, moved.Source, filepath.Join(ws, "b-new", "src", "crash.c"))
+	copyFile(t, moved.Exe, filepath.Join(ws, "b-new", "bin", "crash"))
+	if err := os.RemoveAll(filepath.Join(moved.Dir, "src")); err != nil {
+		t.Fatal(err)
+	}
+	lookup := func(name string, prog crashbuild.Program, exe, want string, extra map[string]any) conformanceCase {
+		launch := map[string]any{"coreFile": prog.Core, "program": exe}
+		for k, v := range extra {
+			launch[k] = v
+		}
+		return conformanceCase{Name: "lookup: " + name, Launch: launch, ExpectSource: want, ExpectLine: crashbuild.CrashLine}
+	}
+	return []conformanceCase{
+		lookup("no workspace, comp_dir", p, p.Exe, p.Source, nil),
+		lookup("workspaceFolders [], comp_dir", p, p.Exe, p.Source, map[string]any{"workspaceFolders": []string{}}),
+		lookup("workspace without the sources, comp_dir", p, p.Exe, p.Source, map[string]any{"workspaceFolders": []string{empty}}),
+		lookup("sourceMap before comp_dir", p, p.Exe, filepath.Join(mapped, "src", "crash.c"),
+			map[string]any{"sourceMap": map[string]string{p.Dir: mapped}}),
+		lookup("two copies, comp_dir gone: nearest the executable", moved, filepath.Join(ws, "b-new", "bin", "crash"),
+			filepath.Join(ws, "b-new", "src", "crash.c"), map[string]any{"workspaceFolders": []string{ws}}),
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lookTool(t *testing.T, name, what string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s is not installed: this test needs %s", name, what)
+	}
+	return p
+}
+
+var (
+	btLine    = regexp.MustCompile(`^#(\d+)\s+(?:0x[0-9a-f]+ in )?(.+?) \(.*\)(?: at (\S+):(\d+))?(?: from .*)?$`)
+	varLine   = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*) = (.*)$`)
+	entryArg  = regexp.MustCompile(`[(, ](\w+)=(\w+)@entry=`)
+	gdbMarker = regexp.MustCompile(`^@@(\w+) ?(\S*)$`)
+)
+
+// gdbExpect runs gdb on the case's core: the crashing thread's bt, every
+// frame's `info args` and `info locals`, `print *NAME` of Deref in the
+// culprit frame, and `x/2dw` at Memory.
+func gdbExpect(t *testing.T, gdb string, c *conformanceCase, tmp string) {
+	t.Helper()
+	core := filepath.Join(tmp, c.Name+".core")
+	gunzip(t, c.Core, core)
+	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set print pretty off", "-ex", "set print symbol off",
+		"-ex", "set width 0", "-ex", "echo @@BT\\n", "-ex", "bt", "-ex", "echo @@TID\\n", "-ex", "info threads"}
+	for i := 0; i < 12; i++ {
+		args = append(args, "-ex", fmt.Sprintf("echo @@FRAME %d\\n", i), "-ex", fmt.Sprintf("frame %d", i),
+			"-ex", "echo @@ARGS\\n", "-ex", "info args", "-ex", "echo @@LOCALS\\n", "-ex", "info locals")
+	}
+	args = append(args, "-ex", fmt.Sprintf("frame %d", c.Culprit))
+	for _, d := range c.Deref {
+		args = append(args, "-ex", "echo @@DEREF "+d+"\\n", "-ex", "print *"+d)
+	}
+	if c.Memory != "" {
+		args = append(args, "-ex", "echo @@MEMORY\\n", "-ex", "x/2dw "+c.Memory)
+	}
+	args = append(args, c.Program, core)
+	out, err := exec.Command(gdb, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, out)
+	}
+	parseGDB(t, c, string(out))
+	if len(c.Frames) == 0 || c.Thread == 0 {
+		t.Fatalf("gdb printed no frames or thread for %s:\n%s", c.Name, out)
+	}
+}
+
+func parseGDB(t *testing.T, c *conformanceCase, out string) {
+	section, frame := "", -1
+	c.DerefFields = map[string]string{}
+	deref := ""
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if m := gdbMarker.FindStringSubmatch(line); m != nil {
+			section = m[1]
+			switch section {
+			case "FRAME":
+				fmt.Sscanf(m[2], "%d", &frame)
+			case "DEREF":
+				deref = m[2]
+			}
+			continue
+		}
+		switch section {
+		case "BT":
+			if strings.Contains(line, "<signal handler called>") {
+				c.Frames = append(c.Frames, gdbFrame{Function: "<signal handler called>", Signal: true})
+			} else if m := btLine.FindStringSubmatch(line); m != nil {
+				f := gdbFrame{Function: m[2], File: m[3]}
+				for _, e := range entryArg.FindAllStringSubmatch(line, -1) {
+					f.EntryValues = append(f.EntryValues, e[1])
+				}
+				fmt.Sscanf(m[4], "%d", &f.Line)
+				c.Frames = append(c.Frames, f)
+			}
+		case "TID":
+			if m := regexp.MustCompile(`^\* \d+\s+Thread 0x[0-9a-f]+ \(LWP (\d+)\)`).FindStringSubmatch(line); m != nil {
+				fmt.Sscanf(m[1], "%d", &c.Thread)
+			}
+		case "ARGS", "LOCALS":
+			m := varLine.FindStringSubmatch(line)
+			if m == nil || frame < 0 || frame >= len(c.Frames) {
+				continue
+			}
+			f := &c.Frames[frame]
+			if section == "ARGS" {
+				if f.Args == nil {
+					f.Args = map[string]string{}
+				}
+				f.Args[m[1]] = m[2]
+			} else if _, dup := f.Locals[m[1]]; !dup { // innermost block first, as gdb lists them
+				if f.Locals == nil {
+					f.Locals = map[string]string{}
+				}
+				f.Locals[m[1]] = m[2]
+			}
+		case "DEREF":
+			if _, v, ok := strings.Cut(line, " = "); ok && strings.HasPrefix(v, "{") {
+				for _, kv := range splitTop(strings.TrimSuffix(strings.TrimPrefix(v, "{"), "}")) {
+					if k, val, ok := strings.Cut(kv, " = "); ok {
+						c.DerefFields[deref+"->"+strings.TrimSpace(k)] = val
+					}
+				}
+			}
+		case "MEMORY":
+			if addr, rest, ok := strings.Cut(line, ":"); ok && strings.HasPrefix(addr, "0x") {
+				c.MemoryAddr = strings.Fields(addr)[0]
+				c.MemoryWords = strings.Fields(rest)
+			}
+		}
+	}
+}
+
+// splitTop splits "a = 1, b = {c = 2, d = 3}" at top-level commas.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '{', '[', '(':
+			depth++
+		case '}', ']', ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+func gunzip(t *testing.T, src, dst string) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if _, err := io.Copy(out, zr); err != nil {
+		t.Fatal(err)
+	}
+}
