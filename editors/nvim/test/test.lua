@@ -259,6 +259,79 @@ do
     ':checkhealth faultline reports the server and a running client without errors', text:sub(1, 400))
 end
 
+-- 6. nvim-dap registration. nvim-dap itself is not packaged by Debian or
+-- npm (the registries the test machines reach), so a table stands in for
+-- its module (the adapters/configurations tables and run() users' configs
+-- use); the registered adapter command is then started for real and
+-- spoken to in DAP until it reports the crash.
+do
+  local ran
+  package.loaded.dap = { adapters = {}, configurations = { c = { { type = 'gdb', name = 'mine' } } },
+    run = function(cfg) ran = cfg end }
+  local registered = require('faultline.dap').setup(fl.config)
+  local dap = package.loaded.dap
+  local a = dap.adapters.faultline
+  record(registered and a and a.type == 'executable' and a.command == os.getenv('FAULTLINE_BIN') and a.args[1] == 'dap',
+    'nvim-dap adapter "faultline" runs `faultline dap`', vim.inspect(a))
+  local names = {}
+  for _, c in ipairs(dap.configurations.cpp or {}) do
+    table.insert(names, c.type .. ':' .. c.name)
+  end
+  record(#dap.configurations.c == 2 and dap.configurations.c[1].name == 'mine' and names[1] == 'faultline:Debug core dump (faultline)',
+    'launch configurations added for c/cpp, the user\'s kept', table.concat(names, ', '))
+  vim.cmd('FaultlineDebug cores/null_inline.core.gz bin/null_inline')
+  record(ran and ran.type == 'faultline' and ran.request == 'launch' and ran.coreFile:sub(1, 1) == '/'
+    and ran.coreFile:match('cores/null_inline%.core%.gz$') and ran.program:match('bin/null_inline$'),
+    ':FaultlineDebug runs a launch with absolute coreFile and program', vim.inspect(ran))
+
+  -- Start the adapter as nvim-dap would and walk initialize → launch →
+  -- configurationDone → stopped → stackTrace.
+  local buf, msgs, seq = '', {}, 0
+  local job = vim.fn.jobstart({ a.command, unpack(a.args) }, {
+    on_stdout = function(_, data)
+      buf = buf .. table.concat(data, '\n')
+      while true do
+        local hlen, len = buf:match('^Content%-Length: (%d+)\r\n\r\n()')
+        if not hlen then break end
+        local n = tonumber(hlen)
+        if #buf < len + n - 1 then break end
+        table.insert(msgs, vim.fn.json_decode(buf:sub(len, len + n - 1)))
+        buf = buf:sub(len + n)
+      end
+    end,
+  })
+  local function send(command, arguments)
+    seq = seq + 1
+    local body = vim.fn.json_encode({ seq = seq, type = 'request', command = command, arguments = arguments })
+    vim.fn.chansend(job, 'Content-Length: ' .. #body .. '\r\n\r\n' .. body)
+    return seq
+  end
+  local function find(pred)
+    for _, m in ipairs(msgs) do
+      if pred(m) then return m end
+    end
+  end
+  send('initialize', { adapterID = 'faultline', linesStartAt1 = true, columnsStartAt1 = true })
+  send('launch', ran)
+  send('configurationDone', vim.empty_dict())
+  local stopped = check('faultline dap (started from the registration) stops with reason exception', 60000, function()
+    local e = find(function(m) return m.type == 'event' and m.event == 'stopped' end)
+    return e and e.body.reason == 'exception' and e or nil, #msgs .. ' messages'
+  end)
+  if stopped then
+    local st = send('stackTrace', { threadId = stopped.body.threadId })
+    check('its stackTrace starts value_of at null_inline.cpp:16', 20000, function()
+      local r = find(function(m) return m.type == 'response' and m.request_seq == st end)
+      local f = r and r.body.stackFrames[1]
+      return f and f.name == 'value_of' and f.line == 16 and f.source.path:match('null_inline%.cpp$') and true or nil,
+        vim.inspect(f)
+    end)
+  end
+  send('disconnect', vim.empty_dict())
+  record(vim.fn.jobwait({ job }, 10000)[1] == 0, 'faultline dap exits 0 after disconnect', 'job still running or failed')
+  package.loaded.dap = nil
+end
+
 results:write(string.format('# %d failed\n', failures))
 results:close()
 vim.fn.delete(cache, 'rf')

@@ -13,6 +13,7 @@ import {
 import { CrashViewProvider, ThreadGroup } from './crashView';
 import { Commands, MethodThreads, OpenSummary, ThreadsResult } from './protocol';
 import { CrashStatus } from './statusBar';
+import { registerDebugger } from './debug';
 
 /** The settings passed to the server (initializationOptions and didChangeConfiguration). */
 interface ServerSettings {
@@ -57,6 +58,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
+  registerDebugger(context, serverPath);
   await startClient();
 }
 

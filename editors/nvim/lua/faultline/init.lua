@@ -447,6 +447,7 @@ function M.setup(opts)
     end
   end
   lsp.register(M.config, handlers, group)
+  require('faultline.dap').setup(M.config)
   if M.config.codelens and vim.lsp.codelens.enable then
     vim.lsp.codelens.enable(true)
   end

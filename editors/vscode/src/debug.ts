@@ -1,0 +1,78 @@
+// The post-mortem debugger: debug type "faultline" runs `faultline dap`
+// (the same binary as the language server) on a launch configuration
+// {"coreFile", "program"?, "sysroot"?, "sourceMap"?}; the Call Stack,
+// Variables, Watch and Disassembly views then show the dump.
+
+import * as vscode from 'vscode';
+
+/** DebugType is the launch configurations' "type". */
+export const DebugType = 'faultline';
+
+/** registerDebugger adds the adapter factory, the configuration provider and "Debug Crash Dump…". */
+export function registerDebugger(context: vscode.ExtensionContext, serverPath: () => string): void {
+  context.subscriptions.push(
+    vscode.debug.registerDebugAdapterDescriptorFactory(DebugType, {
+      createDebugAdapterDescriptor: () => new vscode.DebugAdapterExecutable(serverPath(), ['dap']),
+    }),
+    vscode.debug.registerDebugConfigurationProvider(DebugType, new ConfigurationProvider()),
+    vscode.commands.registerCommand('faultline.ui.debugCrashDump', debugCrashDump),
+  );
+}
+
+/** debugCrashDump asks for a core dump (unless given one) and starts a faultline debug session on it. */
+async function debugCrashDump(coreFile?: string | vscode.Uri, program?: string): Promise<boolean> {
+  if (coreFile instanceof vscode.Uri) {
+    coreFile = coreFile.fsPath;
+  }
+  if (typeof coreFile !== 'string' || coreFile === '') {
+    const picked = await vscode.window.showOpenDialog({
+      title: 'Faultline: Debug Crash Dump (ELF core, .gz/.zst, or NVIDIA .nvcudmp)',
+      canSelectFiles: true,
+      canSelectMany: false,
+      defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+    });
+    coreFile = picked?.[0]?.fsPath;
+    if (!coreFile) {
+      return false;
+    }
+  }
+  const config: vscode.DebugConfiguration = {
+    type: DebugType,
+    request: 'launch',
+    name: `Crash: ${coreFile.split('/').pop()}`,
+    coreFile,
+  };
+  if (program) {
+    config.program = program;
+  }
+  return vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], config);
+}
+
+/** ConfigurationProvider fills what a launch configuration leaves out. */
+class ConfigurationProvider implements vscode.DebugConfigurationProvider {
+  provideDebugConfigurations(): vscode.DebugConfiguration[] {
+    return [{ type: DebugType, request: 'launch', name: 'Debug core dump', coreFile: '${workspaceFolder}/core' }];
+  }
+
+  async resolveDebugConfiguration(
+    folder: vscode.WorkspaceFolder | undefined,
+    config: vscode.DebugConfiguration,
+  ): Promise<vscode.DebugConfiguration | undefined> {
+    if (!config.type && !config.request && !config.name) {
+      // F5 without a launch.json: ask for the dump and start a session on
+      // it; this empty configuration itself is dropped.
+      await debugCrashDump();
+      return undefined;
+    }
+    if (!config.coreFile && !config.coreDumpPath) {
+      await vscode.window.showErrorMessage('Faultline: the launch configuration needs "coreFile" (the core dump to open).');
+      return undefined;
+    }
+    const settings = vscode.workspace.getConfiguration('faultline');
+    config.sourceMap = { ...settings.get<Record<string, string>>('sourceMap', {}), ...(config.sourceMap ?? {}) };
+    config.debugDirs = config.debugDirs ?? settings.get<string[]>('debugDirs', []);
+    config.workspaceFolders = config.workspaceFolders ?? (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    config.cwd = config.cwd ?? folder?.uri.fsPath;
+    return config;
+  }
+}
