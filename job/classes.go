@@ -8,7 +8,7 @@ import (
 // classify inserts one rank's call paths into the tree and adds the rank
 // to its equivalence class.
 func (m *Merger) classify(e rankEntry, s *Summary) {
-	leaves, main := insertRank(m.t, e.rank, s)
+	leaves, main := insertRank(m.t, m.t.index(e.rank), s)
 	key := classKey(e.sig, leaves)
 	i, ok := m.classIndex[key]
 	if !ok {
@@ -36,7 +36,7 @@ func (m *Merger) finishClasses() []Class {
 		c.Ranks, c.Count = FormatRanks(c.ranks), len(c.ranks)
 		sort.Strings(c.Hosts)
 		c.Paths = len(uniqueInts(c.leaves))
-		c.Frames = m.t.nodes[distinguishingLeaf(c, largest, classes)].path()
+		c.Frames, c.Sites = m.t.nodes[distinguishingLeaf(c, largest, classes)].path()
 		if c.Frames == nil {
 			c.Frames = []string{}
 		}
@@ -53,19 +53,20 @@ func (m *Merger) finishClasses() []Class {
 	return classes
 }
 
-// insertRank adds one rank's call paths to the tree. It returns the leaf
+// insertRank adds the call paths of the rank of dense index index to the
+// tree. It returns the leaf
 // node of every stack, in the summary's order, and the leaf of the crashing
 // thread's path (else the main thread's, else the first).
-func insertRank(t *tree, rank int, s *Summary) (leaves []int, main int) {
-	names := make([]string, 0, 64)
+func insertRank(t *tree, index int, s *Summary) (leaves []int, main int) {
+	frames := make([]FrameRef, 0, 64)
 	main = t.root.id
 	mainScore := -1
 	for _, st := range s.Stacks {
-		names = names[:0]
+		frames = frames[:0]
 		for _, f := range st.Frames {
-			names = append(names, s.Frames[f].Function)
+			frames = append(frames, s.Frames[f])
 		}
-		leaf := t.insert(rank, names, st.Elided, len(st.Threads))
+		leaf := t.insert(index, frames, st.Elided, len(st.Threads))
 		leaves = append(leaves, leaf.id)
 		score := 0
 		switch {
@@ -79,7 +80,7 @@ func insertRank(t *tree, rank int, s *Summary) (leaves []int, main int) {
 		}
 	}
 	if len(leaves) == 0 {
-		t.root.ranks.add(rank)
+		t.root.ranks.add(index)
 	}
 	return leaves, main
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -22,7 +23,7 @@ func (f *FrameRef) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		if err != nil {
 			return err
 		}
-		key := string(unquoted(name)) // compared, not kept: no allocation
+		key := unquoted(name)
 		val, err := dec.ReadValue()
 		if err != nil {
 			return err
@@ -35,9 +36,9 @@ func (f *FrameRef) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return err
 }
 
-func (f *FrameRef) setField(key string, val jsontext.Value) error {
+func (f *FrameRef) setField(key []byte, val jsontext.Value) error {
 	kind := val.Kind()
-	if key == "line" {
+	if string(key) == "line" {
 		if kind != '0' {
 			return fmt.Errorf("frame line is a JSON %v, not a number", kind)
 		}
@@ -49,7 +50,7 @@ func (f *FrameRef) setField(key string, val jsontext.Value) error {
 		return nil
 	}
 	var dst *string
-	switch key {
+	switch string(key) { // compared, not kept: no allocation
 	case "function":
 		dst = &f.Function
 	case "file":
@@ -90,23 +91,110 @@ func unquoted(v jsontext.Value) []byte {
 // maxInterned bounds the interner; names beyond it are allocated as usual.
 const maxInterned = 1 << 20
 
-// interner hands out one string per distinct name.
+// interner hands out one string per distinct name; after the first rank
+// every lookup is a hit, which sync.Map serves without locking.
 type interner struct {
-	mu sync.Mutex
-	m  map[string]string
+	m sync.Map
+	n atomic.Int64
 }
 
-var names = &interner{m: map[string]string{}}
+var names = &interner{}
 
 func (in *interner) intern(b []byte) string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if s, ok := in.m[string(b)]; ok {
-		return s
+	if s, ok := in.m.Load(string(b)); ok {
+		return s.(string)
 	}
 	s := string(b)
-	if len(in.m) < maxInterned {
-		in.m[s] = s
+	if in.n.Load() < maxInterned {
+		in.n.Add(1)
+		in.m.Store(s, s)
 	}
 	return s
+}
+
+// UnmarshalJSONFrom decodes a stack: its thread and frame lists are read
+// number by number into slices grown once, not through reflection.
+func (st *Stack) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if tok, err := dec.ReadToken(); err != nil {
+		return err
+	} else if tok.Kind() != '{' {
+		return fmt.Errorf("stack is a JSON %v, not an object", tok.Kind())
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch string(unquoted(name)) {
+		case "threads":
+			st.Threads, err = readInts(dec, st.Threads[:0])
+		case "frames":
+			st.Frames, err = readInts(dec, st.Frames[:0])
+		case "crashed":
+			var tok jsontext.Token
+			if tok, err = dec.ReadToken(); err == nil {
+				if k := tok.Kind(); k != 't' && k != 'f' {
+					return fmt.Errorf("stack crashed is a JSON %v, not a boolean", k)
+				}
+				st.Crashed = tok.Kind() == 't'
+			}
+		case "elided":
+			var n []int
+			if n, err = readInts(dec, nil); err == nil && len(n) == 1 {
+				st.Elided = n[0]
+			}
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// readInts reads a JSON array of integers (or one integer) onto out.
+func readInts(dec *jsontext.Decoder, out []int) ([]int, error) {
+	if dec.PeekKind() == '0' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return out, err
+		}
+		n, err := tokenInt(tok)
+		return append(out, n), err
+	}
+	if tok, err := dec.ReadToken(); err != nil {
+		return out, err
+	} else if tok.Kind() != '[' {
+		return out, fmt.Errorf("a JSON %v, not a list of numbers", tok.Kind())
+	}
+	for dec.PeekKind() != ']' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return out, err
+		}
+		n, err := tokenInt(tok)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, n)
+	}
+	_, err := dec.ReadToken()
+	return out, err
+}
+
+// tokenInt is a number token as an int of at most 32 bits.
+func tokenInt(tok jsontext.Token) (int, error) {
+	if tok.Kind() != '0' {
+		return 0, fmt.Errorf("a JSON %v, not a number", tok.Kind())
+	}
+	n, err := tok.Int()
+	if err != nil {
+		return 0, err
+	}
+	if n < -1<<31 || n > 1<<31 {
+		return 0, fmt.Errorf("number %d out of range", n)
+	}
+	return int(n), nil
 }

@@ -41,6 +41,9 @@ type Class struct {
 	// too and another path differs.
 	Frames    []string `json:"frames"`
 	Signature string   `json:"signature"`
+	// Sites are Frames with their source positions (of the first rank that
+	// reached each), for editors.
+	Sites []FrameRef `json:"sites,omitempty"`
 	// Threads is how many threads each rank of the class has (of its first rank).
 	Threads int `json:"threads"`
 	// Paths is how many distinct call paths each rank of the class has.

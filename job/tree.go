@@ -1,6 +1,9 @@
 package job
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // node is one call-prefix tree node: a function reached from the path of
 // its ancestors (outermost frame at the root's children), with the ranks
@@ -8,6 +11,7 @@ import "strconv"
 type node struct {
 	id       int
 	name     string
+	site     FrameRef // the frame as the first rank through here had it
 	parent   *node
 	children map[string]*node
 	order    []*node // children in first-seen order
@@ -15,10 +19,19 @@ type node struct {
 	threads  int
 }
 
-// tree is the call-prefix tree over every rank's threads.
+// tree is the call-prefix tree over every rank's threads. Its rank sets
+// hold dense indexes (the order ranks were added), so their size follows
+// the ranks present, not the largest rank number a file claims.
 type tree struct {
-	root  *node
-	nodes []*node // by id
+	root   *node
+	nodes  []*node // by id
+	rankOf []int   // dense index -> rank
+}
+
+// index returns the dense index of rank r, the next one for a new rank.
+func (t *tree) index(r int) int {
+	t.rankOf = append(t.rankOf, r)
+	return len(t.rankOf) - 1
 }
 
 func newTree() *tree {
@@ -33,18 +46,19 @@ func (t *tree) newNode(name string, parent *node) *node {
 	return nd
 }
 
-// insert adds one call path of rank r, held by threads threads, and
-// returns the node of its innermost frame. names are innermost first.
-func (t *tree) insert(r int, names []string, elided, threads int) *node {
+// insert adds one call path of the rank of dense index r, held by threads
+// threads, and returns the node of its innermost frame. names are
+// innermost first.
+func (t *tree) insert(r int, frames []FrameRef, elided, threads int) *node {
 	nd := t.root
 	nd.ranks.add(r)
 	nd.threads += threads
-	for i := len(names) - 1; i >= 0; i-- {
-		nd = t.child(nd, names[i])
+	for i := len(frames) - 1; i >= 0; i-- {
+		nd = t.child(nd, frames[i])
 		nd.ranks.add(r)
 		nd.threads += threads
-		if elided > 0 && i == keepInnermost && len(names) == maxStackFrames {
-			nd = t.child(nd, "… "+strconv.Itoa(elided)+" frames …")
+		if elided > 0 && i == keepInnermost && len(frames) == maxStackFrames {
+			nd = t.child(nd, FrameRef{Function: "… " + strconv.Itoa(elided) + " frames …"})
 			nd.ranks.add(r)
 			nd.threads += threads
 		}
@@ -52,26 +66,30 @@ func (t *tree) insert(r int, names []string, elided, threads int) *node {
 	return nd
 }
 
-func (t *tree) child(nd *node, name string) *node {
-	c := nd.children[name]
+func (t *tree) child(nd *node, f FrameRef) *node {
+	c := nd.children[f.Function]
 	if c == nil {
 		if nd.children == nil {
 			nd.children = map[string]*node{}
 		}
-		c = t.newNode(name, nd)
-		nd.children[name] = c
+		c = t.newNode(f.Function, nd)
+		c.site = f
+		nd.children[f.Function] = c
 		nd.order = append(nd.order, c)
 	}
 	return c
 }
 
-// path lists the functions from nd up to the root's child, innermost first.
-func (nd *node) path() []string {
-	var out []string
+// path lists the functions from nd up to the root's child, innermost
+// first, and the frames they were seen as.
+func (nd *node) path() ([]string, []FrameRef) {
+	var names []string
+	var sites []FrameRef
 	for ; nd != nil && nd.parent != nil; nd = nd.parent {
-		out = append(out, nd.name)
+		names = append(names, nd.name)
+		sites = append(sites, nd.site)
 	}
-	return out
+	return names, sites
 }
 
 // TreeNode is the call-prefix tree as the JSON report gives it.
@@ -86,6 +104,10 @@ type TreeNode struct {
 // export converts the tree below nd.
 func (t *tree) export(nd *node) *TreeNode {
 	ranks := nd.ranks.ranks()
+	for i, r := range ranks {
+		ranks[i] = t.rankOf[r]
+	}
+	slices.Sort(ranks)
 	out := &TreeNode{Function: nd.name, Ranks: FormatRanks(ranks), Count: len(ranks), Threads: nd.threads}
 	for _, c := range nd.order {
 		out.Children = append(out.Children, t.export(c))

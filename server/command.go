@@ -39,6 +39,17 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		}
 		return marshalAny(sum)
 
+	case CommandJobReport:
+		var a JobReportArgs
+		if err := decodeArg(arg, &a); err != nil {
+			return nil, invalidParams("%s: %v", CommandJobReport, err)
+		}
+		rep, err := s.jobReport(ctx, a)
+		if err != nil {
+			return nil, failed(err)
+		}
+		return marshalAny(rep)
+
 	case CommandClose:
 		return marshalAny(map[string]bool{"closed": s.closeDump()})
 

@@ -12,6 +12,8 @@
 // moves the view into the checkouts, with lenses and hovers over the
 // upstream commits that changed the crashing functions since (sources.go,
 // upstream.go); faultline.showCommit opens one commit's patch.
+// faultline.jobReport merges a multi-node job's rank summaries (package
+// job) and marks the odd ranks' frames as diagnostics (job.go).
 //
 // One small file per LSP method converts the view to LSP types; the
 // connection plumbing (ordering, cancellation, panics, lifecycle) lives in

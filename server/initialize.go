@@ -78,7 +78,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 			WorkspaceSymbolProvider: protocol.Boolean(true),
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{
 				CommandOpen, CommandClose, CommandSelectThread, CommandReport, CommandGotoFrame,
-				CommandFetchSources, CommandShowCommit,
+				CommandFetchSources, CommandShowCommit, CommandJobReport,
 			}},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
