@@ -73,13 +73,13 @@ func checkFixIn(ctx context.Context, ca *cache, comp *component, fix string, fc 
 		return true, err
 	}
 	max := opt.Review.maxCommits()
-	inc, known := isAncestor(comp.repo, fixCommit, base, max)
+	inc, known := isAncestor(ctx, comp.repo, fixCommit, base, max)
 	if !known && !opt.Offline && !comp.repo.local {
 		// The crashing revision was fetched shallow: deepen it and ask again.
 		if err := f.fetch(ctx, max, baseSpec(comp)); err != nil {
 			f.deepen(ctx, comp.Commit)
 		}
-		inc, known = isAncestor(comp.repo, fixCommit, base, max)
+		inc, known = isAncestor(ctx, comp.repo, fixCommit, base, max)
 	}
 	fc.Included, fc.Known = inc, known
 	switch {

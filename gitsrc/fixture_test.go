@@ -2,6 +2,7 @@ package gitsrc
 
 import (
 	"context"
+	"github.com/faultline-dev/faultline/internal/boundtest"
 	"os"
 	"sync"
 	"testing"
@@ -44,6 +45,7 @@ func TestMain(m *testing.M) {
 	if fix != nil {
 		fix.shared.Close()
 	}
+	boundtest.Cleanup()
 	os.Exit(code)
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/faultline-dev/faultline/analysis"
@@ -166,7 +165,7 @@ func reviewCrash(ctx context.Context, ca *cache, c *analysis.Crash, comps []*com
 					up.err = err
 				} else {
 					opt.progress("reviewing "+t.comp.Name+" "+up.branch, 0, 0)
-					up.walk = commitsAfter(t.comp.repo, up.head, base, opt.Review.maxCommits(), opt.Review.window())
+					up.walk = commitsAfter(ctx, t.comp.repo, up.head, base, opt.Review.maxCommits(), opt.Review.window())
 				}
 			}
 			if up.err != nil {
@@ -177,7 +176,7 @@ func reviewCrash(ctx context.Context, ca *cache, c *analysis.Crash, comps []*com
 		if up.err != nil {
 			continue
 		}
-		fr, err := reviewFile(t.comp.repo, t.comp.Commit, up.walk.commits, t.frame.Path, t.function, t.line)
+		fr, err := reviewFile(ctx, t.comp.repo, t.comp.Commit, up.walk.commits, t.frame.Path, t.function, t.line)
 		if err != nil {
 			problems = append(problems, Problem{Message: "reviewing " + t.frame.Path + ": " + err.Error()})
 			continue
@@ -238,7 +237,9 @@ func (l *treeLookup) entry(tree plumbing.Hash, p string) plumbing.Hash {
 // reviewFile lists the commits among after (newest first) that changed
 // the file at p (its path at base), following renames, and whether each
 // changed the lines of function at base (tracked through earlier changes).
-func reviewFile(r *repository, base string, after []*object.Commit, p, function string, line int) (*FileReview, error) {
+// Each diff is bounded (boundedLineDiff); a cancelled ctx ends the review
+// with ctx's error.
+func reviewFile(ctx context.Context, r *repository, base string, after []*object.Commit, p, function string, line int) (*FileReview, error) {
 	bc, err := r.git.CommitObject(plumbing.NewHash(base))
 	if err != nil {
 		return nil, err
@@ -256,6 +257,9 @@ func reviewFile(r *repository, base string, after []*object.Commit, p, function 
 	fr := &FileReview{Path: p, Function: function, FunctionStart: lo, FunctionEnd: hi, Line: line, Commits: []ReviewCommit{}}
 	cur := p
 	for i := len(after) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		c := after[i]
 		if len(c.ParentHashes) == 0 {
 			continue
@@ -302,7 +306,7 @@ func reviewFile(r *repository, base string, after []*object.Commit, p, function 
 			oldSrc, err1 := readBlob(r, prev)
 			newSrc, err2 := readBlob(r, now)
 			if err1 == nil && err2 == nil {
-				d := diff.Do(oldSrc, newSrc)
+				d := boundedLineDiff(ctx, oldSrc, newSrc)
 				touches, hunk := overlapHunks(d, lo, hi)
 				rc.TouchesFrame = touches
 				if touches {
@@ -549,8 +553,8 @@ func ReviewRepository(ctx context.Context, dir string, req ReviewRequest) (*File
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w := commitsAfter(r, head, base, req.Review.maxCommits(), req.Review.window())
-	fr, err := reviewFile(r, base.Hash.String(), w.commits, req.Path, req.Function, req.Line)
+	w := commitsAfter(ctx, r, head, base, req.Review.maxCommits(), req.Review.window())
+	fr, err := reviewFile(ctx, r, base.Hash.String(), w.commits, req.Path, req.Function, req.Line)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package gitsrc
 
 import (
 	"container/heap"
+	"context"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -47,8 +48,8 @@ type walkResult struct {
 
 // commitsAfter walks from head towards base. maxCommits bounds the commits
 // examined; commits committed more than window before base are not
-// followed further.
-func commitsAfter(repo *repository, head, base *object.Commit, maxCommits int, window time.Duration) walkResult {
+// followed further. A cancelled ctx ends the walk as a bound.
+func commitsAfter(ctx context.Context, repo *repository, head, base *object.Commit, maxCommits int, window time.Duration) walkResult {
 	var res walkResult
 	paint := map[plumbing.Hash]uint8{}
 	q := &commitQueue{}
@@ -71,7 +72,11 @@ func commitsAfter(repo *repository, head, base *object.Commit, maxCommits int, w
 		}
 		return false
 	}
-	for q.Len() > 0 && interesting() {
+	for n := 0; q.Len() > 0 && interesting(); n++ {
+		if n%256 == 0 && ctx.Err() != nil {
+			res.bounded = true
+			break
+		}
 		c := heap.Pop(q).(*object.Commit)
 		flags := paint[c.Hash]
 		if flags == paintTip {
@@ -112,8 +117,9 @@ func commitsAfter(repo *repository, head, base *object.Commit, maxCommits int, w
 // isAncestor reports whether anc is reachable from c (or is c), walking
 // c's history newest first and not past commits older than anc by more
 // than a day (commit dates are not monotonic, git allows for that slop
-// too). known is false when the fetched history ended before an answer.
-func isAncestor(repo *repository, anc, c *object.Commit, maxCommits int) (included, known bool) {
+// too). known is false when the fetched history ended before an answer
+// or ctx was cancelled.
+func isAncestor(ctx context.Context, repo *repository, anc, c *object.Commit, maxCommits int) (included, known bool) {
 	if anc.Hash == c.Hash {
 		return true, true
 	}
@@ -122,7 +128,7 @@ func isAncestor(repo *repository, anc, c *object.Commit, maxCommits int) (includ
 	q := &commitQueue{c}
 	known = true
 	for n := 0; q.Len() > 0; n++ {
-		if n > maxCommits {
+		if n > maxCommits || (n%256 == 0 && ctx.Err() != nil) {
 			return false, false
 		}
 		x := heap.Pop(q).(*object.Commit)
