@@ -106,6 +106,10 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 		return nil, fmt.Errorf("cannot read dump: %w", err)
 	} else if fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a dump", args.Dump)
+	} else if !fi.Mode().IsRegular() {
+		// Opening a FIFO blocks until someone writes to it, and a device
+		// never ends: the language server opens regular files only.
+		return nil, fmt.Errorf("%s is not a regular file (%s); the language server opens dump files only", args.Dump, fileKind(fi.Mode()))
 	}
 	if args.Exe != "" && !isFile(args.Exe) {
 		return nil, fmt.Errorf("executable %s does not exist (the \"exe\" argument of faultline.open)", args.Exe)
@@ -318,4 +322,19 @@ func summarize(v *view) *OpenSummary {
 func marshalAny(v any) (protocol.LSPAny, error) {
 	b, err := json.Marshal(v)
 	return protocol.LSPAny(b), err
+}
+
+// fileKind names the type of a file that is not a regular file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }

@@ -96,12 +96,13 @@ func New(opts Options) *Server {
 
 // Serve speaks LSP over rwc (Content-Length framed JSON-RPC, LSP 3.17
 // §"Base Protocol") until the client sends exit, the stream ends, or ctx is
-// done. It returns nil after shutdown followed by exit, and
-// ErrExitWithoutShutdown otherwise.
+// done. It returns nil after shutdown followed by exit, a *FramingError when
+// the input broke LSP framing, and ErrExitWithoutShutdown otherwise.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conn := jsonrpc2.NewConn(newTolerantStream(rwc, s.log), jsonrpc2.WithCodec(lspCodec{}))
+	stream := newTolerantStream(rwc, s.log)
+	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
 	s.ctx = protocol.WithClient(ctx, protocol.ClientDispatcher(conn))
 	s.client = protocol.ClientDispatcher(conn)
 	conn.Go(s.ctx, s.handler())
@@ -128,6 +129,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	clean := s.sawShutdown
 	s.mu.Unlock()
 	cur.close()
+	if fe := stream.Framing(); fe != nil {
+		return fe
+	}
 	if !clean {
 		return ErrExitWithoutShutdown
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
@@ -15,44 +17,64 @@ type frameReader interface {
 	ReadFrame(ctx context.Context) ([]byte, int64, error)
 }
 
-// maxBadHeaders bounds how many malformed frame headers in a row are skipped
-// before the stream is given up as not speaking the LSP base protocol.
-const maxBadHeaders = 64
+// FramingError is why the server stopped reading its input: a frame header
+// it cannot parse (Content-Length missing, not a number, negative, over
+// 1 GiB), or input that ended inside a frame. LSP framing cannot be
+// resynchronised (a wrong length leaves the reader inside some other
+// message), so the first such error ends the connection and `serve` exits
+// non-zero at once instead of silently dropping the requests that follow.
+type FramingError struct {
+	Offset int64 // input bytes read before the bad frame
+	Err    error
+}
+
+func (e *FramingError) Error() string {
+	return fmt.Sprintf("LSP framing error after %d bytes of input: %v", e.Offset, e.Err)
+}
+
+func (e *FramingError) Unwrap() error { return e.Err }
 
 // tolerantStream is the LSP base-protocol stream (Content-Length framing,
 // LSP 3.17 §"Base Protocol") that survives malformed messages: jsonrpc2
 // v1.0.1 ends the connection on a frame that is not JSON, where JSON-RPC 2.0
 // §5 asks for a Parse error (-32700) or Invalid Request (-32600) response
-// with a null id. A frame with a broken header is logged and skipped.
+// with a null id. A frame whose framing is broken ends the stream with a
+// FramingError (logged).
 type tolerantStream struct {
 	inner jsonrpc2.Stream
 	raw   frameReader
 	log   *zap.Logger
+
+	read    atomic.Int64 // bytes read so far
+	framing atomic.Pointer[FramingError]
 }
 
-func newTolerantStream(rwc io.ReadWriteCloser, log *zap.Logger) jsonrpc2.Stream {
+func newTolerantStream(rwc io.ReadWriteCloser, log *zap.Logger) *tolerantStream {
 	inner := jsonrpc2.NewHeaderStream(rwc)
-	raw, ok := inner.(frameReader)
-	if !ok {
-		return inner
-	}
+	raw, _ := inner.(frameReader)
 	return &tolerantStream{inner: inner, raw: raw, log: log}
 }
 
+// Framing returns the framing error that ended the stream, if one did.
+func (s *tolerantStream) Framing() *FramingError { return s.framing.Load() }
+
 // Read implements jsonrpc2.Stream.
 func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	bad := 0
+	if s.raw == nil {
+		return s.inner.Read(ctx)
+	}
 	for {
 		frame, n, err := s.raw.ReadFrame(ctx)
-		if errors.Is(err, jsonrpc2.ErrInvalidHeader) && bad < maxBadHeaders {
-			bad++
-			s.log.Warn("skipping a frame with a malformed header", zap.Error(err))
-			continue
+		off := s.read.Add(n) - n
+		if errors.Is(err, jsonrpc2.ErrInvalidHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
+			fe := &FramingError{Offset: off, Err: err}
+			s.framing.CompareAndSwap(nil, fe)
+			s.log.Error("ending the connection", zap.Error(fe))
+			return nil, n, fe
 		}
 		if err != nil {
 			return nil, n, err
 		}
-		bad = 0
 		msg, err := jsonrpc2.DecodeMessage(frame)
 		if err == nil {
 			return msg, n, nil

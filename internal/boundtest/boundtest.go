@@ -97,7 +97,10 @@ type Cmd struct {
 	Env    []string // added to the test's environment
 	Dir    string
 	Stdin  []byte
-	Limits Limits
+	// StdinOpen keeps stdin open after Stdin is written, until the child
+	// exits (a client that sent its bytes and waits).
+	StdinOpen bool
+	Limits    Limits
 }
 
 // Result is what one run cost and printed.
@@ -137,11 +140,24 @@ func RunProgram(t testing.TB, bin string, c Cmd) Result {
 	cmd.Env = append(os.Environ(), c.Env...)
 	cmd.Dir = c.Dir
 	cmd.Stdin = bytes.NewReader(c.Stdin)
+	var stdinW *os.File
+	if c.StdinOpen {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		cmd.Stdin, stdinW = r, w
+		defer w.Close()
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
+	}
+	if stdinW != nil {
+		go stdinW.Write(c.Stdin) // the pipe stays open until Run returns
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wd watchdog
