@@ -29,13 +29,18 @@ type Set struct {
 	Verdict  string          `json:"verdict"`
 	Groups   []Group         `json:"groups"`
 	Findings []model.Finding `json:"findings,omitempty"`
-	Crashes  []*model.Crash  `json:"crashes"`
+	// Programs lists the programs the cores come from ("trainer ×3"), when
+	// they are more than one: crashes are grouped by program first.
+	Programs []string       `json:"programs,omitempty"`
+	Crashes  []*model.Crash `json:"crashes"`
 	// Failed lists the dumps that could not be opened.
 	Failed []Failure `json:"failed,omitempty"`
 }
 
 // Group is the crashes sharing one signature.
 type Group struct {
+	// Program is the crashed executable's name, when the set mixes programs.
+	Program   string   `json:"program,omitempty"`
 	Signature string   `json:"signature"`
 	Kind      string   `json:"kind"`
 	Culprit   string   `json:"culprit,omitempty"`
@@ -65,29 +70,48 @@ func Culprit(c *model.Crash) string {
 	return ""
 }
 
-// Group groups classified crashes by signature, largest group first, and
-// says whether the crash is deterministic: one signature for all of them
+// GroupCrashes groups classified crashes by program (executable and
+// build-id) and then by signature, largest group first, and says whether
+// each program's crash is deterministic: one signature for all its cores
 // is, several are not — then the crash site is a symptom and the cause (a
-// race, a corruption) happened earlier.
+// race, a corruption) happened earlier. Crashes of different programs are
+// never compared with each other.
 func GroupCrashes(crashes []*model.Crash) *Set {
 	s := &Set{Schema: SetSchema, Crashes: crashes, Groups: []Group{}}
 	index := map[string]int{}
+	progs := newProgramCounts()
 	for _, c := range crashes {
 		if c.Classification == nil {
 			Classify(c, nil)
 		}
 		sig := c.Classification.Signature
-		i, ok := index[sig]
+		prog, name := programOf(c)
+		progs.add(prog, name, sig)
+		key := prog + "\x00" + sig
+		i, ok := index[key]
 		if !ok {
 			i = len(s.Groups)
-			index[sig] = i
-			s.Groups = append(s.Groups, Group{Signature: sig, Kind: c.Classification.Kind, Culprit: Culprit(c)})
+			index[key] = i
+			s.Groups = append(s.Groups, Group{Program: name, Signature: sig, Kind: c.Classification.Kind, Culprit: Culprit(c)})
 		}
 		s.Groups[i].Dumps = append(s.Groups[i].Dumps, c.Dump.Path)
 		s.Groups[i].Crashes = append(s.Groups[i].Crashes, c)
 	}
 	sort.SliceStable(s.Groups, func(i, j int) bool { return len(s.Groups[i].Dumps) > len(s.Groups[j].Dumps) })
+	if len(progs.order) > 1 {
+		s.Programs = progs.labels()
+	} else {
+		for i := range s.Groups {
+			s.Groups[i].Program = ""
+		}
+	}
+	s.Determinism, s.Verdict = progs.verdict(len(crashes), s.Groups)
+	s.Findings = append(s.Findings, raceFindings(crashes)...)
+	return s
+}
 
+// raceFindings summarises the likely races found in the cores.
+func raceFindings(crashes []*model.Crash) []model.Finding {
 	races := 0
 	var raceThreads []string
 	for _, c := range crashes {
@@ -99,27 +123,11 @@ func GroupCrashes(crashes []*model.Crash) *Set {
 			}
 		}
 	}
-	switch {
-	case len(crashes) == 1:
-		s.Determinism = SingleOccurrence
-		s.Verdict = "One core: run the program several times and analyze the cores together to tell a deterministic bug from a race."
-	case len(s.Groups) == 1:
-		s.Determinism = Deterministic
-		s.Verdict = fmt.Sprintf("All %d cores crash the same way (%s): a deterministic bug at the culprit frame.", len(crashes), s.Groups[0].Signature)
-	default:
-		s.Determinism = NonDeterministic
-		kinds := map[string]bool{}
-		for _, g := range s.Groups {
-			kinds[g.Kind] = true
-		}
-		s.Verdict = fmt.Sprintf("%d cores crash in %d different ways (%d kinds): the crash sites are symptoms; suspect a data race or memory corruption earlier than the crash, and rebuild with -fsanitize=thread (TSAN) and -fsanitize=address (ASAN) to catch the cause.",
-			len(crashes), len(s.Groups), len(kinds))
+	if races == 0 {
+		return nil
 	}
-	if races > 0 {
-		s.Findings = append(s.Findings, model.Finding{Kind: "likely-race",
-			Summary: fmt.Sprintf("likely race in %d of %d cores (%s)", races, len(crashes), strings.Join(raceThreads, "; "))})
-	}
-	return s
+	return []model.Finding{{Kind: "likely-race",
+		Summary: fmt.Sprintf("likely race in %d of %d cores (%s)", races, len(crashes), strings.Join(raceThreads, "; "))}}
 }
 
 func baseFile(p string) string {

@@ -535,6 +535,9 @@ func MarkdownSet(w io.Writer, s *classify.Set) error {
 	p := &printer{w: w}
 	p.f("# Crash report: %d cores\n\n", len(s.Crashes))
 	p.f("**Determinism:** %s — %s\n\n", s.Determinism, s.Verdict)
+	if len(s.Programs) > 0 {
+		p.f("**Programs:** %s\n\n", strings.Join(s.Programs, ", "))
+	}
 	p.f("| # | Signature | Kind | Culprit | Cores |\n|---|---|---|---|---|\n")
 	for i, g := range s.Groups {
 		dumps := make([]string, len(g.Dumps))
@@ -542,7 +545,11 @@ func MarkdownSet(w io.Writer, s *classify.Set) error {
 			dumps[j] = filepath.Base(d)
 		}
 		sort.Strings(dumps)
-		p.f("| %d | `%s` | %s | %s | %d: %s |\n", i+1, escapeCell(g.Signature), g.Kind, escapeCell(orDash2(g.Culprit)), len(g.Dumps), strings.Join(dumps, ", "))
+		sig := g.Signature
+		if g.Program != "" {
+			sig = g.Program + ": " + sig
+		}
+		p.f("| %d | `%s` | %s | %s | %d: %s |\n", i+1, escapeCell(sig), g.Kind, escapeCell(orDash2(g.Culprit)), len(g.Dumps), strings.Join(dumps, ", "))
 	}
 	p.f("\n")
 	for _, f := range s.Findings {

@@ -167,10 +167,17 @@ func GroupThreads(c *analysis.Crash) []ThreadGroup {
 	return groups
 }
 
+// stackKey is what threads grouped together share: every frame's
+// function, line and module, and for a frame of unknown function (JIT
+// code, a stripped library) its pc, so that different code never merges.
 func stackKey(t analysis.Thread) string {
 	var b strings.Builder
 	for _, f := range t.Frames {
-		fmt.Fprintf(&b, "%s|%s|%d|%s;", f.Function, f.File, f.Line, f.Module)
+		fmt.Fprintf(&b, "%s|%s|%d|%s", f.Function, f.File, f.Line, f.Module)
+		if f.Function == "" {
+			fmt.Fprintf(&b, "|%s", f.PC)
+		}
+		b.WriteByte(';')
 	}
 	return b.String()
 }
