@@ -113,7 +113,7 @@ func inventory(c *analysis.Crash, opt *Options, frameFiles map[string][]string) 
 		}
 		if !opt.NoRegistry && (f.repo == "" || len(f.revisions) == 0) {
 			if e := registryFor(f.name, m.Path); e != nil {
-				ver := firstNonEmpty(f.version, rocmPathVersion(m.Path))
+				ver := firstNonEmpty(f.version, rocmPathVersion(m.Path), rocmInstallVersion(opt.Sysroot, m.Path))
 				if f.repo == "" && e.repo != nil {
 					f.repo = e.repo(ver)
 				}

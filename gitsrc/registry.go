@@ -3,6 +3,7 @@ package gitsrc
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -104,7 +105,10 @@ var registry = []registryEntry{
 			return []string{"jax-v" + v, "jaxlib-v" + v}
 		}},
 	{name: "xla-rocm", modules: regexp.MustCompile(`(^|/)xla_rocm_plugin[.a-z0-9_-]*\.so$`),
-		python: []string{"jax_rocm7_plugin", "jax_rocm60_plugin", "jax_rocm_plugin"}, repo: fixed("https://github.com/ROCm/xla")},
+		python: []string{"jax_rocm7_pjrt", "jax_rocm60_pjrt", "jax_rocm7_plugin", "jax_rocm60_plugin", "jax_rocm_plugin"},
+		repo:   fixed("https://github.com/ROCm/xla"),
+		// ROCm/xla keeps one branch per JAX release the plugin is built for.
+		revisions: func(v string) []string { return []string{"rocm-jaxlib-v" + publicVersion(v)} }},
 	{name: "triton", modules: regexp.MustCompile(`(^|/)libtriton\.so$|/triton/_C/.*\.so$`),
 		python: []string{"triton", "pytorch_triton", "pytorch_triton_rocm"}, repo: fixed("https://github.com/triton-lang/triton"), revisions: vTag},
 	{name: "cutlass", modules: regexp.MustCompile(`(^|/)libcutlass[.a-z0-9_-]*\.so$`),
@@ -124,6 +128,8 @@ var registry = []registryEntry{
 	rocm("rocprofiler-sdk", `(^|/)librocprofiler-sdk[a-z-]*\.so(\.[0-9.]+)?$`, `^rocprofiler-sdk`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/rocprofiler-sdk"),
 	rocm("rccl", `(^|/)librccl\.so(\.[0-9.]+)?$`, `^rccl`, "https://github.com/ROCm/rccl", "https://github.com/ROCm/rccl"),
 	rocm("hipblaslt", `(^|/)libhipblaslt\.so(\.[0-9.]+)?$`, `^hipblaslt`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/hipBLASLt"),
+	rocm("rocblas", `(^|/)librocblas\.so(\.[0-9.]+)?$`, `^rocblas`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/rocBLAS"),
+	rocm("miopen", `(^|/)libMIOpen\.so(\.[0-9.]+)?$`, `^miopen-hip`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/MIOpen"),
 	{name: "vllm", modules: regexp.MustCompile(`/vllm/.*\.so$`),
 		python: []string{"vllm"}, repo: fixed("https://github.com/vllm-project/vllm"), revisions: vTag},
 	{name: "flash-attention", modules: regexp.MustCompile(`(^|/)flash_attn[a-z0-9_]*[.a-z0-9_-]*\.so$`),
@@ -172,6 +178,31 @@ func rocmPathVersion(module string) string {
 		return m[1]
 	}
 	return ""
+}
+
+// rocmRootRE finds the ROCm install a module lies in: /opt/rocm,
+// /opt/rocm-6.2.0, and the same under a prefix (a container's root).
+var rocmRootRE = regexp.MustCompile(`^(.*/rocm(-[0-9][0-9.]*)?)/(lib|lib64|bin|llvm|share|libexec)(/|$)`)
+
+// rocmInstallVersion reads the version of the ROCm install holding module
+// from its .info/version ("6.2.0-66": the release and the build number),
+// looked up under sysroot; "" when module is not in a ROCm install or the
+// file is missing.
+func rocmInstallVersion(sysroot, module string) string {
+	m := rocmRootRE.FindStringSubmatch(module)
+	if m == nil {
+		return ""
+	}
+	b, err := readSmall(filepath.Join(sysroot, m[1], ".info", "version"))
+	if err != nil {
+		return ""
+	}
+	v, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	v, _, _ = strings.Cut(strings.TrimSpace(v), "-") // the build number
+	if _, _, _, ok := rocmVersion(v); !ok {
+		return ""
+	}
+	return v
 }
 
 // moduleRE is the component regular expression for one module file.

@@ -73,6 +73,10 @@ func (a *analyzer) run() *model.Classification {
 	a.start = a.reraiseStart()
 	a.f = a.readFault()
 	a.cls.CulpritFrame = a.culprit()
+	if a.c.GPU != nil {
+		a.gpu()
+		return a.cls
+	}
 	a.cls.Context = a.context()
 	a.classifyKind()
 	a.threads()

@@ -10,10 +10,6 @@ import (
 // classifyKind sets Kind, Summary and the evidence from the fatal signal
 // (or its absence) and the faulting instruction.
 func (a *analyzer) classifyKind() {
-	if a.c.GPU != nil {
-		a.gpuKind()
-		return
-	}
 	f := a.f
 	if f == nil {
 		// No fatal signal: a live process dumped with gcore (or a log
@@ -403,29 +399,6 @@ func (a *analyzer) ill(f *fault) {
 	default:
 		a.cls.Summary = fmt.Sprintf("Illegal instruction in %s (%s): jumped into data, or a CPU feature mismatch.", a.where(), f.code)
 	}
-}
-
-func (a *analyzer) gpuKind() {
-	g := a.c.GPU
-	ex := strings.ToLower(g.Exception)
-	switch {
-	case strings.Contains(ex, "misaligned"):
-		a.cls.Kind = model.KindGPUMisaligned
-	case strings.Contains(ex, "assert"):
-		a.cls.Kind = model.KindGPUAssert
-	case strings.Contains(ex, "timeout") || strings.Contains(ex, "hang") || strings.Contains(ex, "watchdog"):
-		a.cls.Kind = model.KindGPUHang
-	case strings.Contains(ex, "illegal") || strings.Contains(ex, "out of range") || strings.Contains(ex, "address"):
-		a.cls.Kind = model.KindGPUIllegalAddress
-	}
-	where := g.Kernel
-	if len(g.Frames) > 0 && g.Frames[0].File != "" {
-		where = fmt.Sprintf("%s (%s:%d)", g.Kernel, g.Frames[0].File, g.Frames[0].Line)
-	}
-	if g.Exception != "" {
-		a.evidence("GPU exception %q at pc %s in kernel %s", g.Exception, g.ErrorPC, g.Kernel)
-	}
-	a.cls.Summary = fmt.Sprintf("GPU %s in kernel %s.", orDefault(g.Exception, "fault"), where)
 }
 
 // where names the culprit frame for summaries: "sum_prefix (null_inline.cpp:25)".

@@ -38,3 +38,8 @@ func FuzzParseNvdisasm(f *testing.F) {
 	f.Add([]byte("//------ .text.k ------\n\t//## File \"a.cu\", line 3 inlined at \"b.cu\", line 4\n\t//## File \"b.cu\", line 4\n        /*0010*/  MOV R1, R2 ;\n"))
 	f.Fuzz(func(t *testing.T, b []byte) { ParseNvdisasm(bytes.NewReader(b)) })
 }
+
+func FuzzParseROCm(f *testing.F) {
+	addGPUSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) { ParseROCm(bytes.NewReader(b)) })
+}

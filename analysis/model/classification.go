@@ -36,6 +36,8 @@ const (
 	ContextExitTime      = "exit-time"
 	ContextModuleLoad    = "module-load"
 	ContextSignalHandler = "signal-handler"
+	// ContextGPUKernel: the fault happened on the GPU, in a kernel.
+	ContextGPUKernel = "gpu-kernel"
 )
 
 // Classification is the model's "crash" section: what went wrong, where in

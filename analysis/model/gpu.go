@@ -9,7 +9,14 @@ import "fmt"
 // a GPU crash log (compute-sanitizer, cuda-gdb, a PyTorch "CUDA error"
 // traceback); logs fill what they print.
 type GPU struct {
-	// Device is the GPU's name, "NVIDIA H100 80GB HBM3".
+	// Vendor is "nvidia" or "amd".
+	Vendor string `json:"vendor,omitempty"`
+	// Source is what the GPU state was read from: "cuda-core",
+	// "compute-sanitizer", "cuda-gdb", "pytorch", "rocm", "rocgdb",
+	// "rocm-debug-agent", "jax-xla".
+	Source string `json:"source,omitempty"`
+	// Device is the GPU's name, "NVIDIA H100 80GB HBM3" ("GPU node-2"
+	// where ROCm names only the node).
 	Device string `json:"device,omitempty"`
 	// Arch is the SM architecture of the faulting code, "sm_90".
 	Arch string `json:"arch,omitempty"`
@@ -37,8 +44,22 @@ type GPU struct {
 	ErrorPC string `json:"errorPC,omitempty"`
 	Offset  string `json:"offset,omitempty"`
 	// Address is the memory address the faulting access used, when known
-	// (compute-sanitizer prints it).
+	// (compute-sanitizer and ROCm's memory-fault message print it).
 	Address string `json:"address,omitempty"`
+	// Access is the faulting access (kind, size, memory space) when known.
+	Access *GPUAccess `json:"access,omitempty"`
+	// Allocation relates Address to the nearest allocation (compute-sanitizer).
+	Allocation *GPUAllocation `json:"allocation,omitempty"`
+	// Reason is the driver's or runtime's word on the fault: ROCm's "Page
+	// not present or supervisor privilege", an HSA status, a HIP error.
+	Reason string `json:"reason,omitempty"`
+	// Wave is the AMD wave ("1:1:1:1", agent:queue:dispatch:wave) and
+	// Queue the HSA queue, when known.
+	Wave  string `json:"wave,omitempty"`
+	Queue string `json:"queue,omitempty"`
+	// CodeObject is the AMD code object holding ErrorPC (a ROCm URI,
+	// "file:///app#offset=16384&size=8808"), when the log names it.
+	CodeObject string `json:"codeObject,omitempty"`
 	// Frames is the inline chain at ErrorPC, innermost first: every
 	// level but the last has Inlined set; the last is the kernel (or the
 	// noinline function) itself.
@@ -49,6 +70,23 @@ type GPU struct {
 	// Notes are caveats a reader must know, such as that an asynchronous
 	// error may name a later kernel than the faulting one.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// GPUAccess is a faulting memory access.
+type GPUAccess struct {
+	Kind  string `json:"kind"`            // "read", "write", "atomic"
+	Size  int    `json:"size,omitempty"`  // bytes
+	Space string `json:"space,omitempty"` // "global", "shared", "local"
+}
+
+// GPUAllocation is the allocation nearest to a bad address.
+type GPUAllocation struct {
+	Address string `json:"address"`
+	Size    uint64 `json:"size"`
+	// Distance is how far Address lies from it and Relation which side:
+	// "after" its end, "before" its start.
+	Distance uint64 `json:"distance"`
+	Relation string `json:"relation"`
 }
 
 // Dim3 is a CUDA dim3 / uint3.

@@ -31,6 +31,10 @@ func writeMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
 		classify.Classify(c, nil)
 		cls = c.Classification
 	}
+	if c.GPU != nil {
+		writeGPUMarkdown(p, c, determinism, h)
+		return
+	}
 	p.f("%s Coredump Analysis: %s\n\n", h, c.Dump.Path)
 	// Two trailing spaces: a markdown hard line break.
 	p.f("**Crash signal:** %s  \n", signalLine(c))

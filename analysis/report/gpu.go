@@ -1,0 +1,186 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/model"
+)
+
+// writeGPUMarkdown writes the report of a GPU fault (a GPU core dump or a
+// GPU crash log) in the shape GPU debugging takes: the GPU signal (the
+// exception, the access and the address's relation to the nearest
+// allocation), the kernel and the faulting thread in grid terms, the
+// device inline chain with source lines, the host stack that launched it,
+// evidence and next steps for the vendor's tools.
+func writeGPUMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
+	g, cls := c.GPU, c.Classification
+	p.f("%s GPU Crash Analysis: %s\n\n", h, c.Dump.Path)
+	p.f("**GPU signal:** %s  \n", gpuSignalLine(g))
+	p.f("**Kernel:** %s  \n", gpuKernelLine(g))
+	p.f("**Faulting thread:** %s  \n", orDefault(gpuThreadLine(g), "not in this input"))
+	if pc := gpuPCLine(g); pc != "" {
+		p.f("**Faulting instruction:** %s  \n", pc)
+	}
+	p.f("**Read from:** %s  \n", gpuSourceLine(g, c))
+	if determinism == "" {
+		determinism = "unknown (single occurrence)"
+	}
+	p.f("**Determinism:** %s  \n", determinism)
+	p.f("**Kind:** `%s`  \n", cls.Kind)
+	p.f("**Signature:** `%s`\n\n", cls.Signature)
+
+	p.f("%s# Device call chain\n\n", h)
+	deviceChain(p, g)
+	p.f("%s# Host launch stack\n\n", h)
+	if t := crashed(c); t != nil && len(t.Frames) > 0 {
+		callChain(p, c, *t, cls.CulpritFrame)
+	} else {
+		p.f("Not in this input (a GPU core holds no host stack; the CPU core of the same run, or compute-sanitizer's \"Host Frame\" lines, have it).\n\n")
+	}
+	p.f("%s# Root cause hypothesis\n\n%s\n\n", h, cls.Summary)
+	for _, n := range g.Notes {
+		p.f("- %s\n", n)
+	}
+	if len(g.Notes) > 0 {
+		p.f("\n")
+	}
+	p.f("%s# Evidence\n\n", h)
+	for _, e := range cls.Evidence {
+		p.f("- %s\n", e)
+	}
+	p.f("\n%s# Recommended next steps\n\n", h)
+	for i, s := range gpuNextSteps(c) {
+		p.f("%d. %s\n", i+1, s)
+	}
+	if len(c.Problems) > 0 {
+		p.f("\n%s# Problems while reading the dump\n\n", h)
+		for _, pr := range c.Problems {
+			if pr.Module != "" {
+				p.f("- `%s`: %s\n", filepath.Base(pr.Module), pr.Message)
+			} else {
+				p.f("- %s\n", pr.Message)
+			}
+		}
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func gpuSignalLine(g *model.GPU) string {
+	s := orDefault(g.Exception, orDefault(g.Reason, "unknown GPU error"))
+	if g.Reason != "" && g.Reason != g.Exception && g.Exception != "" {
+		s += " (" + g.Reason + ")"
+	}
+	if ac := g.Access; ac != nil {
+		s += fmt.Sprintf("; %s access", strings.TrimSpace(ac.Space+" "+ac.Kind))
+		if ac.Size > 0 {
+			s += fmt.Sprintf(" of %d bytes", ac.Size)
+		}
+	}
+	if g.Address != "" {
+		s += " at address " + g.Address
+	}
+	if al := g.Allocation; al != nil {
+		s += fmt.Sprintf(", %d bytes %s the nearest allocation (%s, %d bytes)", al.Distance, al.Relation, al.Address, al.Size)
+	}
+	return s
+}
+
+func gpuKernelLine(g *model.GPU) string {
+	if g.Kernel == "" {
+		return "not named in this input"
+	}
+	s := "`" + g.Kernel + "`"
+	var on []string
+	for _, v := range []string{g.Arch, g.Device} {
+		if v != "" {
+			on = append(on, v)
+		}
+	}
+	if g.GridDim != nil && g.BlockDim != nil {
+		on = append(on, fmt.Sprintf("launched <<<%s, %s>>>", g.GridDim, g.BlockDim))
+	}
+	if len(on) > 0 {
+		s += " (" + strings.Join(on, ", ") + ")"
+	}
+	return s
+}
+
+func gpuThreadLine(g *model.GPU) string {
+	var parts []string
+	block, thread := "block", "thread"
+	if g.Vendor == "amd" {
+		block, thread = "work-group", "work-item"
+	}
+	if g.Block != nil {
+		parts = append(parts, block+" "+g.Block.String())
+	}
+	if g.Thread != nil {
+		parts = append(parts, thread+" "+g.Thread.String())
+	}
+	if g.Wave != "" {
+		parts = append(parts, "wave "+g.Wave)
+	}
+	if g.SM != nil {
+		parts = append(parts, fmt.Sprintf("SM %d", *g.SM))
+	}
+	if g.Warp != nil {
+		parts = append(parts, fmt.Sprintf("warp %d", *g.Warp))
+	}
+	if g.Lane != nil {
+		parts = append(parts, fmt.Sprintf("lane %d", *g.Lane))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func gpuPCLine(g *model.GPU) string {
+	var parts []string
+	if g.Offset != "" {
+		parts = append(parts, "`"+g.Offset+"`")
+	}
+	if g.ErrorPC != "" {
+		parts = append(parts, "pc "+g.ErrorPC)
+	}
+	if g.CodeObject != "" {
+		parts = append(parts, "code object "+g.CodeObject)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func gpuSourceLine(g *model.GPU, c *analysis.Crash) string {
+	vendor := map[string]string{"nvidia": "NVIDIA", "amd": "AMD"}[g.Vendor]
+	return strings.TrimSpace(vendor + " " + orDefault(g.Source, c.Dump.Format))
+}
+
+func deviceChain(p *printer, g *model.GPU) {
+	if len(g.Frames) == 0 {
+		p.f("The input names no device frames.\n\n")
+		return
+	}
+	p.f("| Level | Function | Source |\n|---|---|---|\n")
+	for i, f := range g.Frames {
+		idx, fn := fmt.Sprintf("#%d", i), "`"+escapeCell(orDefault(f.Function, "??"))+"`"
+		if i < len(g.Frames)-1 {
+			fn += " (inlined)"
+		} else if g.Kernel != "" {
+			fn += " (kernel)"
+		}
+		if i == 0 {
+			idx, fn = "**"+idx+"**", fn+" ← faulting access"
+		}
+		src := "-"
+		if f.File != "" {
+			src = fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		p.f("| %s | %s | %s |\n", idx, fn, escapeCell(src))
+	}
+	p.f("\n")
+}
