@@ -23,7 +23,7 @@ func (o *Options) debuginfodClient() *debuginfo.Debuginfod {
 	}
 	var d *debuginfo.Debuginfod
 	if len(o.DebuginfodURLs) > 0 {
-		d = &debuginfo.Debuginfod{URLs: o.DebuginfodURLs, CacheDir: debuginfo.DefaultDebuginfodCache()}
+		d = debuginfo.NewDebuginfod(o.DebuginfodURLs) // the environment's limits apply to --debuginfod too
 	} else {
 		d = debuginfo.NewDebuginfodFromEnv()
 	}

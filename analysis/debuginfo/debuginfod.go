@@ -44,7 +44,9 @@ type Debuginfod struct {
 	// Progress, when set, is told about each download as it starts and ends.
 	Progress func(message string)
 	// MaxTime bounds one download from its request to its last byte
-	// (DEBUGINFOD_MAXTIME seconds; 0: no bound but Timeout's).
+	// (DEBUGINFOD_MAXTIME seconds; default DefaultDebuginfodMaxTime): a
+	// server that keeps a download alive by dripping bytes, re-arming
+	// Timeout's stall timer forever, is cut off and marked down.
 	MaxTime time.Duration
 	// Headers are added to every request (DEBUGINFOD_HEADERS_FILE: one
 	// "Name: value" per line, as elfutils reads it).
@@ -74,15 +76,22 @@ var ErrNotFound = errors.New("not found on any debuginfod server")
 // Default limits.
 const (
 	DefaultDebuginfodTimeout = 10 * time.Second
+	DefaultDebuginfodMaxTime = 5 * time.Minute
 	defaultMaxSize           = 4 << 30
 )
 
 // NewDebuginfodFromEnv configures a client from the environment as elfutils
-// does: DEBUGINFOD_URLS (space-separated), DEBUGINFOD_CACHE_PATH,
-// DEBUGINFOD_TIMEOUT and DEBUGINFOD_MAXSIZE. It returns nil when no server
-// is configured.
+// does: DEBUGINFOD_URLS (space-separated) and the settings NewDebuginfod
+// reads. It returns nil when no server is configured.
 func NewDebuginfodFromEnv() *Debuginfod {
-	urls := strings.Fields(os.Getenv("DEBUGINFOD_URLS"))
+	return NewDebuginfod(strings.Fields(os.Getenv("DEBUGINFOD_URLS")))
+}
+
+// NewDebuginfod configures a client for urls (DEBUGINFOD_URLS or --debuginfod)
+// with the limits of the environment, as elfutils reads them: the cache
+// (DEBUGINFOD_CACHE_PATH), DEBUGINFOD_TIMEOUT, DEBUGINFOD_MAXSIZE,
+// DEBUGINFOD_MAXTIME and DEBUGINFOD_HEADERS_FILE. It returns nil for no URLs.
+func NewDebuginfod(urls []string) *Debuginfod {
 	if len(urls) == 0 {
 		return nil
 	}
@@ -249,10 +258,11 @@ func (d *Debuginfod) get(parent context.Context, server, u, cached string) (stri
 	if timeout <= 0 {
 		timeout = DefaultDebuginfodTimeout
 	}
-	ctx, cancel := context.WithCancel(parent)
-	if d.MaxTime > 0 {
-		ctx, cancel = context.WithTimeout(parent, d.MaxTime)
+	maxTime := d.MaxTime
+	if maxTime <= 0 {
+		maxTime = DefaultDebuginfodMaxTime
 	}
+	ctx, cancel := context.WithTimeout(parent, maxTime)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -310,8 +320,12 @@ func (d *Debuginfod) get(parent context.Context, server, u, cached string) (stri
 		err = cerr
 	}
 	if err != nil {
-		if timedOut.Load() {
+		switch {
+		case timedOut.Load():
 			err = fmt.Errorf("download stalled for %v", timeout)
+			d.markDown(server, err)
+		case parent.Err() == nil && ctx.Err() != nil:
+			err = fmt.Errorf("download not done within %v (DEBUGINFOD_MAXTIME)", maxTime)
 			d.markDown(server, err)
 		}
 		return "", fmt.Errorf("%s: %w", u, err)
