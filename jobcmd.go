@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/faultline-dev/faultline/job"
@@ -15,8 +16,7 @@ func cmdJob(args []string, stdout, stderr io.Writer) error {
 	err := job.Main(args, stdout, stderr, liveCore)
 	var ue *job.UsageError
 	if errors.As(err, &ue) {
-		io.WriteString(stderr, job.Usage)
-		return usageError{ue.Err}
+		return usageError{fmt.Errorf("%v (faultline job help lists the job commands)", ue.Err)}
 	}
 	return err
 }

@@ -202,3 +202,24 @@ func checkThreadsSummary(t *testing.T, s *job.Summary, pid int, source string) {
 			source, s.ThreadCount, threads, len(parks), len(s.Stacks))
 	}
 }
+
+// TestJobUsage: the job command's help, usage errors (exit 2) and a
+// directory with nothing to merge (exit 1).
+func TestJobUsage(t *testing.T) {
+	inv := invocation{}
+	r := faultline(t, inv, "job", "help")
+	wantExit(t, r, 0)
+	wantContains(t, "job help", r.stdout, "faultline job collect JOBID --out DIR", "faultline job report [--json] DIR")
+	r = faultline(t, inv, "job")
+	wantExit(t, r, 2)
+	wantContains(t, "job without a command", r.stderr, "expected collect, report or local")
+	r = faultline(t, inv, "job", "collect", "17")
+	wantExit(t, r, 2)
+	wantContains(t, "collect without --out", r.stderr, "--out DIR is required")
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, "rank-00000.json"), []byte(`{"schema": "faultline.rank-summary/v1", "job": `), 0o644)
+	r = faultline(t, inv, "job", "report", empty)
+	wantExit(t, r, 1)
+	wantContains(t, "report of a directory without summaries", r.stderr, "no rank summary could be merged (1 files with problems)",
+		"rank-00000.json: truncated: the JSON ends early")
+}

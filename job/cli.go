@@ -40,7 +40,7 @@ func Main(args []string, stdout, stderr io.Writer, snap Snapshotter) error {
 	}
 	switch args[0] {
 	case "report":
-		return cmdReport(args[1:], stdout)
+		return cmdReport(args[1:], stdout, stderr)
 	case "collect":
 		return cmdCollect(args[1:], stdout, stderr)
 	case "local":
@@ -73,7 +73,7 @@ func parseArgs(fs *flag.FlagSet, args []string, want int, what string) ([]string
 	return pos, nil
 }
 
-func cmdReport(args []string, stdout io.Writer) error {
+func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("job report", flag.ContinueOnError)
 	jsonOut := fs.Bool("json", false, "print the merged report as JSON")
 	pos, err := parseArgs(fs, args, 1, "one DIR of per-rank summaries")
@@ -85,6 +85,9 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	if len(rep.Classes) == 0 {
+		for _, p := range rep.Problems {
+			fmt.Fprintf(stderr, "faultline job report: %s: %s\n", p.File, p.Message)
+		}
 		return fmt.Errorf("%s: no rank summary could be merged (%d files with problems)", pos[0], len(rep.Problems))
 	}
 	if *jsonOut {
