@@ -249,6 +249,9 @@ func ParseCoreDump(data []byte) (*CoreDump, error) {
 	d := &CoreDump{}
 	p := &dumpParser{f: f, d: d, smRow: map[[2]int]uint32{}, ctaOf: map[[2]int]ctaKey{}}
 	p.strtab = p.stringTable()
+	if err := p.checkHierarchy(); err != nil {
+		return nil, err
+	}
 	p.readDevices()
 	if len(d.Devices) == 0 {
 		return nil, errors.New("GPU core dump has no device table (.cudbg.devtbl)")

@@ -40,5 +40,12 @@
 // GPU core dumps follow NVIDIA's public cudacoredump.h (cuda-gdb's
 // libcudacore): table sections linked by sh_link/sh_info, rows stepped by
 // sh_entsize so rows that newer drivers grew, or older ones lacked fields
-// of, read correctly (missing fields are zero).
+// of, read correctly (missing fields are zero). The table tree is checked
+// first, with the verdicts of LLDB's nvgpu-core reader on its artificial
+// cores: a table or leaf whose sh_link names no table, a table of the
+// wrong kind or a row it lacks, a container table with sh_entsize 0, or a
+// device table with no SM below it refuses the dump (HierarchyError); a
+// leaf running past the end of the file is skipped; a CTA whose grid has
+// no row keeps its lanes' state. (LLDB also makes threads only of lanes
+// with a register leaf; faultline's lanes are the lane table's rows.)
 package cuda

@@ -69,7 +69,41 @@ type Spec struct {
 	SkipNonRelocated bool
 	// KernelEntry is the device address of the kernel (grid function).
 	KernelEntry uint64
+
+	// NoGrid leaves the grid table out (a CTA whose grid has no row).
+	NoGrid bool
+	// Extra sections are appended as given: malformed tables and leaves
+	// for the reader's rejection paths (LLDB's nvgpu-core tests build the
+	// same cases).
+	Extra []RawSection
 }
+
+// RawSection is a section written as given. Link names the parent section
+// ("" for sh_link 0); Size, when set, is written as sh_size instead of
+// len(Data) (a section that claims to run past the end of the file).
+type RawSection struct {
+	Name    string
+	Type    uint32
+	Link    string
+	Info    uint32
+	Entsize uint64
+	Addr    uint64
+	Size    uint64
+	Data    []byte
+}
+
+// Leaf section types of cudacoredump.h (per-lane, per-warp, per-CTA state).
+const (
+	ShtGlobalMem = shtLoUser + 2
+	ShtLocalMem  = shtLoUser + 3
+	ShtSharedMem = shtLoUser + 4
+	ShtDevRegs   = shtLoUser + 5
+	ShtBT        = shtLoUser + 8
+	ShtDevPred   = shtLoUser + 17
+	ShtParamMem  = shtLoUser + 18
+	ShtDevURegs  = shtLoUser + 19
+	ShtDevUPred  = shtLoUser + 20
+)
 
 type section struct {
 	name      string
@@ -78,6 +112,8 @@ type section struct {
 	info      uint32
 	entsize   uint64
 	addralign uint64
+	addr      uint64
+	size      uint64 // sh_size when not len(data)
 	data      []byte
 }
 
@@ -177,16 +213,32 @@ func Build(s Spec) ([]byte, error) {
 		{name: ".shstrtab", typ: 3}, // filled in by writeELF
 		{name: ".strtab", typ: 3, data: strtab},
 		{name: ".cudbg.devtbl", typ: ShtDevTable, entsize: uint64(devSize), data: dev},                                           // 3
-		{name: ".cudbg.ctxtbl", typ: ShtCtxTable, entsize: uint64(pick(rows.Context, CtxRow)), data: ctx},                        // 4
+		{name: ".cudbg.ctxtbl", typ: ShtCtxTable, link: 3, entsize: uint64(pick(rows.Context, CtxRow)), data: ctx},               // 4
 		{name: ".cudbg.modtbl", typ: ShtModTable, link: 4, info: 0, entsize: uint64(pick(rows.Module, ModRow)), data: mod},       // 5
-		{name: ".cudbg.gridtbl.dev0", typ: ShtGridTbl, info: 0, entsize: uint64(pick(rows.Grid, GridRow)), data: grid},           // 6
-		{name: ".cudbg.smtbl.dev0", typ: ShtSMTable, info: 0, entsize: uint64(pick(rows.SM, SMRow)), data: sm},                   // 7
+		{name: ".cudbg.gridtbl.dev0", typ: ShtGridTbl, link: 3, info: 0, entsize: uint64(pick(rows.Grid, GridRow)), data: grid},  // 6
+		{name: ".cudbg.smtbl.dev0", typ: ShtSMTable, link: 3, info: 0, entsize: uint64(pick(rows.SM, SMRow)), data: sm},          // 7
 		{name: ".cudbg.ctatbl.dev0.sm0", typ: ShtCTATable, link: 7, info: 0, entsize: uint64(pick(rows.CTA, CTARow)), data: cta}, // 8
 		{name: ".cudbg.wptbl.dev0.sm0.cta0", typ: ShtWPTable, link: 8, info: 0, entsize: uint64(warpSize), data: warps},          // 9
 		{name: ".cudbg.lntbl.dev0.sm0.cta0.wp0", typ: ShtLNTable, link: 9, info: 0, entsize: uint64(laneSize), data: lanes},      // 10
 		{name: ".cudbg.lntbl.dev0.sm0.cta0.wp1", typ: ShtLNTable, link: 9, info: 1, entsize: uint64(laneSize), data: lanes2},     // 11
 	}
+	if s.NoGrid {
+		secs[5].typ, secs[5].data = 1, nil // PROGBITS: no grid table
+	}
 	secs = append(secs, images...)
+	for _, x := range s.Extra {
+		link := -1
+		for i, sec := range secs {
+			if sec.name == x.Link {
+				link = i + 1 // section 0 is the null section
+			}
+		}
+		if x.Link != "" && link < 0 {
+			return nil, fmt.Errorf("extra section %s: no section %s to link to", x.Name, x.Link)
+		}
+		secs = append(secs, section{name: x.Name, typ: x.Type, link: uint32(max(link, 0)), info: x.Info,
+			entsize: x.Entsize, addr: x.Addr, size: x.Size, addralign: 8, data: x.Data})
+	}
 	return writeELF(secs), nil
 }
 
@@ -220,8 +272,13 @@ func writeELF(secs []section) []byte {
 		h := out[shoff+uint64(i+1)*64:]
 		le.PutUint32(h[0:], names[i])
 		le.PutUint32(h[4:], s.typ)
+		le.PutUint64(h[16:], s.addr)
 		le.PutUint64(h[24:], offs[i])
-		le.PutUint64(h[32:], uint64(len(s.data)))
+		size := uint64(len(s.data))
+		if s.size != 0 {
+			size = s.size
+		}
+		le.PutUint64(h[32:], size)
 		le.PutUint32(h[40:], s.link)
 		le.PutUint32(h[44:], s.info)
 		le.PutUint64(h[48:], max(s.addralign, 1))
