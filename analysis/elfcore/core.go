@@ -171,7 +171,7 @@ func (c *Core) parseHeader() error {
 		return &FormatError{Off: 0, Msg: "not an ELF file (bad magic)"}
 	}
 	if class := elf.Class(d[elf.EI_CLASS]); class != elf.ELFCLASS64 {
-		return &FormatError{Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v", class)}
+		return &FormatError{Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v: %s", class, archOf(d))}
 	}
 	switch elf.Data(d[elf.EI_DATA]) {
 	case elf.ELFDATA2LSB:
@@ -198,7 +198,7 @@ func (c *Core) parseHeader() error {
 		return &FormatError{Off: 16, Msg: fmt.Sprintf("not a core file (type %v)", typ)}
 	}
 	if c.Machine != elf.EM_X86_64 && c.Machine != elf.EM_AARCH64 {
-		return &FormatError{Off: 18, Msg: fmt.Sprintf("unsupported machine %v", c.Machine)}
+		return &FormatError{Off: 18, Msg: fmt.Sprintf("unsupported machine %v: %s", c.Machine, archOf(d))}
 	}
 	if phnum == pnXnum {
 		// gABI "Extended numbering": sh_info of section header 0.

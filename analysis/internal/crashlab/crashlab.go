@@ -170,12 +170,19 @@ func (s *Started) WaitCore(t testing.TB) string {
 // GDB runs gdb's `thread apply all bt` on the core (the oracle).
 func GDB(t testing.TB, bin, core string, searchDirs ...string) *logs.GDBLog {
 	t.Helper()
+	return GDBProgram(t, "gdb", bin, core, searchDirs...)
+}
+
+// GDBProgram is GDB with another gdb binary (gdb-multiarch for aarch64
+// cores).
+func GDBProgram(t testing.TB, gdb, bin, core string, searchDirs ...string) *logs.GDBLog {
+	t.Helper()
 	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set width 0"}
 	if len(searchDirs) > 0 {
 		args = append(args, "-ex", "set solib-search-path "+strings.Join(searchDirs, ":"))
 	}
 	args = append(args, "-ex", "info threads", "-ex", "thread apply all bt", bin, core)
-	out, err := exec.Command("gdb", args...).Output()
+	out, err := exec.Command(gdb, args...).Output()
 	if err != nil {
 		t.Fatalf("gdb: %v", err)
 	}
