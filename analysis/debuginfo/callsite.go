@@ -381,9 +381,8 @@ func (s *Symbols) symbolByName(name string) (addr uint64, global, ok bool) {
 	if a, found := s.exportedByName(name); found {
 		return a, true, true
 	}
-	s.symbols()
 	h := s.hashTable()
-	for _, t := range []*symbolTable{s.binSyms, s.dbgSyms, s.dynamicSymbolsUnlessHashed()} {
+	for _, t := range s.nameTables() {
 		if t == nil {
 			continue
 		}
@@ -392,7 +391,7 @@ func (s *Symbols) symbolByName(name string) (addr uint64, global, ok bool) {
 		if t.dynamic && h != nil {
 			a, g, found = h.global(name)
 		} else if a, found = t.names()[name]; found {
-			g = t.isGlobal(name, a)
+			g = t.globalName(name)
 		}
 		if !found {
 			continue

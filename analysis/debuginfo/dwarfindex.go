@@ -148,32 +148,18 @@ func parseUnitHeaders(info []byte, bo binary.ByteOrder) ([]unitHeader, error) {
 	return units, c.err
 }
 
-// index builds the unit address index once.
+// index builds the unit address index once, or maps it from the index
+// cache (unitindex.go) when an earlier process built it for this file.
 func (df *dwarfFile) index() error {
 	df.indexOnce.Do(func() {
 		info, _, _ := df.obj.Section(".debug_info")
-		df.units, df.indexErr = parseUnitHeaders(info, df.bo)
-		var ar map[uint64][][2]uint64
-		if b, _, ok := df.obj.Section(".debug_aranges"); ok {
-			ar = parseAranges(b, df.bo)
-		}
-		for i, u := range df.units {
-			if u.utype != utCompile && u.utype != utPartial && u.utype != utSkeleton {
-				continue
-			}
-			rs := df.unitRanges(u)
-			// Only the unit's first DIE was read; its page need not stay.
-			df.obj.release(info[u.off:u.end])
-			if len(rs) == 0 {
-				rs = ar[u.off]
-			}
-			for _, rg := range rs {
-				if rg[1] > rg[0] {
-					df.ranges = append(df.ranges, unitRange{lo: rg[0], hi: rg[1], unit: i})
-				}
+		key := df.indexKey(info)
+		if !df.loadIndex(key, info) {
+			df.buildIndex(info)
+			if df.indexErr == nil {
+				df.storeIndex(key)
 			}
 		}
-		sort.Slice(df.ranges, func(i, j int) bool { return df.ranges[i].lo < df.ranges[j].lo })
 		df.maxHi = make([]uint64, len(df.ranges))
 		var m uint64
 		for i, rg := range df.ranges {
@@ -182,6 +168,32 @@ func (df *dwarfFile) index() error {
 		}
 	})
 	return df.indexErr
+}
+
+// buildIndex reads every unit's header and top DIE for its address ranges.
+func (df *dwarfFile) buildIndex(info []byte) {
+	df.units, df.indexErr = parseUnitHeaders(info, df.bo)
+	var ar map[uint64][][2]uint64
+	if b, _, ok := df.obj.Section(".debug_aranges"); ok {
+		ar = parseAranges(b, df.bo)
+	}
+	for i, u := range df.units {
+		if u.utype != utCompile && u.utype != utPartial && u.utype != utSkeleton {
+			continue
+		}
+		rs := df.unitRanges(u)
+		// Only the unit's first DIE was read; its page need not stay.
+		df.obj.release(info[u.off:u.end])
+		if len(rs) == 0 {
+			rs = ar[u.off]
+		}
+		for _, rg := range rs {
+			if rg[1] > rg[0] {
+				df.ranges = append(df.ranges, unitRange{lo: rg[0], hi: rg[1], unit: i})
+			}
+		}
+	}
+	sort.Slice(df.ranges, func(i, j int) bool { return df.ranges[i].lo < df.ranges[j].lo })
 }
 
 // unitRanges reads one unit's top DIE (no children) and its address ranges.

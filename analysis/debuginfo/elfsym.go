@@ -41,6 +41,7 @@ type symbolTable struct {
 
 	byNameOnce sync.Once
 	byName     map[string]uint64
+	global     map[string]bool // byName's symbol is a global or weak code symbol
 }
 
 // nameBytes is the name of s without copying it out of the string table.
@@ -66,7 +67,7 @@ func (t *symbolTable) names() map[string]uint64 {
 		return nil
 	}
 	t.byNameOnce.Do(func() {
-		t.byName = map[string]uint64{}
+		t.byName, t.global = map[string]uint64{}, map[string]bool{}
 		if t.entSize == 0 {
 			return
 		}
@@ -77,6 +78,7 @@ func (t *symbolTable) names() map[string]uint64 {
 			name := cString(t.strs, e.nameOff)
 			if _, dup := t.byName[name]; !dup || e.bind == elf.STB_GLOBAL {
 				t.byName[name] = e.value
+				t.global[name] = t.isCode(e) && e.bind != elf.STB_LOCAL
 			}
 		})
 	})
@@ -100,6 +102,13 @@ func readSymbols(o *Object, section string) *symbolTable {
 		t.sections = o.elf.Sections
 	}
 	return t
+}
+
+// globalName reports whether names()' symbol name is a global or weak code
+// symbol.
+func (t *symbolTable) globalName(name string) bool {
+	t.names()
+	return t.global[name]
 }
 
 // readSymbolsTable wraps symbol table section s and its string table

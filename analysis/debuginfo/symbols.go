@@ -35,7 +35,7 @@ type Symbols struct {
 	binSyms *symbolTable // the binary's .symtab, or .dynsym when stripped
 	dbgSyms *symbolTable // the separate debug file's .symtab
 	dynOnce sync.Once
-	dynSyms *symbolTable // the binary's .dynsym, for SymbolAddr
+	byName  []*symbolTable // nameTables
 
 	hashOnce sync.Once
 	hash     *dynHash // the binary's .gnu.hash or .hash (gnuhash.go)
@@ -106,10 +106,38 @@ func (s *Symbols) symbols() {
 	})
 }
 
-// dynamicSymbols is the binary's .dynsym, read on first use by name.
-func (s *Symbols) dynamicSymbols() *symbolTable {
-	s.dynOnce.Do(func() { s.dynSyms = readSymbols(s.binary, ".dynsym") })
-	return s.dynSyms
+// nameTables are the tables names are looked up in, in gdb's order: the
+// binary's .symtab (its .dynsym when it has none), the debug file's (or
+// MiniDebugInfo's) .symtab, then the binary's .dynsym, which is asked
+// through its hash table when it has one. None of them is read until a
+// name is looked up, and no address index is built for them.
+func (s *Symbols) nameTables() []*symbolTable {
+	s.dynOnce.Do(func() {
+		table := func(o *Object, name string) *symbolTable {
+			if o == nil {
+				return nil
+			}
+			return readSymbolsTable(o, o.elf.Section(name))
+		}
+		bin := table(s.binary, ".symtab")
+		if bin == nil || len(bin.raw) <= bin.entSize {
+			bin = table(s.binary, ".dynsym")
+		}
+		var dbg *symbolTable
+		if s.debug != s.binary {
+			dbg = table(s.debug, ".symtab")
+		} else if s.binary != nil && s.binary.elf.Section(".symtab") == nil {
+			if mini, _ := s.binary.MiniDebugInfo(); mini != nil {
+				dbg = table(mini, ".symtab")
+			}
+		}
+		dyn := &symbolTable{dynamic: true}
+		if s.hashTable() == nil {
+			dyn = table(s.binary, ".dynsym")
+		}
+		s.byName = []*symbolTable{bin, dbg, dyn}
+	})
+	return s.byName
 }
 
 // hashTable is the binary's dynamic symbol hash table, nil if it has none.
@@ -128,15 +156,6 @@ func (s *Symbols) libraryHash() *dynHash {
 		return h
 	}
 	return nil
-}
-
-// dynamicSymbolsUnlessHashed is the binary's .dynsym for lookups by name
-// when no hash table answers them.
-func (s *Symbols) dynamicSymbolsUnlessHashed() *symbolTable {
-	if s.hashTable() != nil {
-		return &symbolTable{dynamic: true}
-	}
-	return s.dynamicSymbols()
 }
 
 // isSharedLibrary reports whether o is a shared library rather than an
@@ -179,9 +198,13 @@ func (s *Symbols) symbolAt(pc uint64) *elfSymbol {
 
 // SymbolAddr returns the link-time address of a symbol by its (mangled) name.
 func (s *Symbols) SymbolAddr(name string) (uint64, bool) {
-	s.symbols()
-	for _, t := range []*symbolTable{s.binSyms, s.dbgSyms, s.dynamicSymbols()} {
-		if a, ok := t.names()[name]; ok {
+	h := s.hashTable()
+	for _, t := range s.nameTables() {
+		if t != nil && t.dynamic && h != nil {
+			if a, _, ok := h.global(name); ok {
+				return a, true
+			}
+		} else if a, ok := t.names()[name]; ok {
 			return a, true
 		}
 	}
