@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestIndexCacheSubprocess runs the built binary on a corpus core whose
+// frames reach libc (its libc6-dbg debug file has compressed sections):
+// the first run stores the decompressed sections under --index-cache DIR,
+// the second maps them and prints the same model, a damaged entry is
+// ignored and rebuilt with the model unchanged, and --index-cache off
+// writes no cache at all (not even in $XDG_CACHE_HOME).
+func TestIndexCacheSubprocess(t *testing.T) {
+	bin := buildFaultlineBinary(t)
+	core := gunzipTo(t, "testdata/native/cores/assert_abort.core.gz")
+	exe := "testdata/native/bin/assert_abort"
+	dir := filepath.Join(t.TempDir(), "index")
+	xdg := t.TempDir()
+	analyze := func(cache string) []byte {
+		t.Helper()
+		cmd := exec.Command(bin, "analyze", "--json", "--offline", "--index-cache", cache, "--exe", exe, core)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+xdg)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("analyze --index-cache %s: %v\n%s", cache, err, stderr.String())
+		}
+		return out
+	}
+	first := analyze(dir)
+	entries, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+	if len(entries) == 0 {
+		t.Fatalf("no cache entries in %s after the first run", dir)
+	}
+	if !bytes.Contains(first, []byte(`"function": "__pthread_kill_implementation"`)) && !bytes.Contains(first, []byte("abort")) {
+		t.Fatalf("model does not reach abort: %.400s", first)
+	}
+	if second := analyze(dir); !bytes.Equal(second, first) {
+		t.Error("the run from the cache printed another model")
+	}
+	damaged := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)-1] ^= 0xff
+		os.WriteFile(e, b, 0o644)
+		damaged[e] = b
+	}
+	if third := analyze(dir); !bytes.Equal(third, first) {
+		t.Error("with damaged cache entries the model changed")
+	}
+	for e, bad := range damaged {
+		if b, err := os.ReadFile(e); err != nil || bytes.Equal(b, bad) {
+			t.Errorf("damaged entry %s not rebuilt: %v", filepath.Base(e), err)
+		}
+	}
+	if fourth := analyze("off"); !bytes.Equal(fourth, first) {
+		t.Error("--index-cache off printed another model")
+	}
+	if left, _ := filepath.Glob(filepath.Join(xdg, "faultline", "index", "*")); len(left) != 0 {
+		t.Errorf("--index-cache given, yet the default cache was written: %v", left)
+	}
+}
+
+// gunzipTo decompresses a gzip'd test core into the test's directory.
+func gunzipTo(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "core")
+	w, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := io.Copy(w, zr); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
