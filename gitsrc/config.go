@@ -31,6 +31,8 @@ type Config struct {
 
 	// dir is the directory of the file, for relative sourceMap targets.
 	dir string
+	// notes say what of a found file was not trusted (FindConfig).
+	notes []string
 }
 
 // ComponentRule says which repository and revision the modules whose path
@@ -70,12 +72,36 @@ func LoadConfig(path string) (*Config, error) {
 
 // FindConfig loads faultline.json from the workspace directory; it returns
 // nil and no error when there is none.
+//
+// A found file is not trusted as one passed with --config is: whoever can
+// put a file in a checkout or a working directory controls it. It may add
+// component rules and source maps, but not choose where faultline writes:
+// its cacheDir is dropped (Notes says so). Write locations come only from
+// flags, the user's settings or an explicitly named config.
 func FindConfig(workspace string) (*Config, error) {
 	path := filepath.Join(workspace, ConfigFileName)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	return LoadConfig(path)
+	c, err := LoadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	if c.CacheDir != "" {
+		c.notes = append(c.notes, fmt.Sprintf("%s: cacheDir %q ignored: a %s found in a working directory or workspace folder "+
+			"may add rules but not choose where faultline writes (name it with --config, or use --cache-dir or the cacheDir setting)",
+			path, c.CacheDir, ConfigFileName))
+		c.CacheDir = ""
+	}
+	return c, nil
+}
+
+// Notes are what was ignored of a found configuration file, for the user.
+func (c *Config) Notes() []string {
+	if c == nil {
+		return nil
+	}
+	return c.notes
 }
 
 // ParseConfig parses and validates configuration JSON. Unknown fields are

@@ -30,6 +30,9 @@ func Resolve(ctx context.Context, c *analysis.Crash, opt Options) (*Result, erro
 		return nil, err
 	}
 	res := &Result{Components: []Component{}, Frames: []FrameSource{}, Upstream: []FileReview{}, Problems: []Problem{}}
+	for _, n := range opt.Config.Notes() {
+		res.Problems = append(res.Problems, Problem{Message: n})
+	}
 
 	// Files that frames of each module name, for the inventory (.git near
 	// them) and the checkouts.

@@ -20,9 +20,9 @@ type Settings struct {
 	// rules also go to faultline.fetchSources, over faultline.json's.
 	SourceMap map[string]string `json:"sourceMap,omitempty"`
 	// CacheDir holds source checkouts (searched for frame files), the git
-	// cache of faultline.fetchSources and reports. Default: faultline.json's
-	// cacheDir for sources, else gitsrc.DefaultCacheDir(); the user cache
-	// directory for reports.
+	// cache of faultline.fetchSources and reports. Default:
+	// gitsrc.DefaultCacheDir() for sources (a workspace's faultline.json may
+	// not choose it), the user cache directory for reports.
 	CacheDir string `json:"cacheDir,omitempty"`
 	// Offline forbids network access (debuginfod, git remotes):
 	// faultline.fetchSources uses only what the cache holds.
