@@ -129,3 +129,20 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkDecode decodes one synthetic rank summary of 256 threads (the
+// per-file cost of BenchmarkMerge10k without the file system).
+func BenchmarkDecode(b *testing.B) {
+	paths, threads := synthJobPaths(1)
+	var buf bytes.Buffer
+	if err := Write(&buf, synthRank(1, "node0001", paths, threads)); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(buf.Bytes()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

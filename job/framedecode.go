@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -91,25 +90,54 @@ func unquoted(v jsontext.Value) []byte {
 // maxInterned bounds the interner; names beyond it are allocated as usual.
 const maxInterned = 1 << 20
 
-// interner hands out one string per distinct name; after the first rank
-// every lookup is a hit, which sync.Map serves without locking.
+// interner hands out one string per distinct name. After the first rank
+// nearly every lookup is a hit, taken under the read lock without
+// allocating (a map index by string(bytes) does not copy).
 type interner struct {
-	m sync.Map
-	n atomic.Int64
+	mu sync.RWMutex
+	m  map[string]string
 }
 
-var names = &interner{}
+var names = &interner{m: map[string]string{}}
 
 func (in *interner) intern(b []byte) string {
-	if s, ok := in.m.Load(string(b)); ok {
-		return s.(string)
+	in.mu.RLock()
+	s, ok := in.m[string(b)]
+	in.mu.RUnlock()
+	if ok {
+		return s
 	}
-	s := string(b)
-	if in.n.Load() < maxInterned {
-		in.n.Add(1)
-		in.m.Store(s, s)
+	s = string(b)
+	in.mu.Lock()
+	if len(in.m) < maxInterned {
+		in.m[s] = s
 	}
+	in.mu.Unlock()
 	return s
+}
+
+// UnmarshalJSONFrom decodes the frame table entry by entry into a slice
+// grown by append, not through reflection.
+func (t *FrameTable) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if tok, err := dec.ReadToken(); err != nil {
+		return err
+	} else if tok.Kind() == 'n' {
+		*t = nil
+		return nil
+	} else if tok.Kind() != '[' {
+		return fmt.Errorf("frame table is a JSON %v, not a list", tok.Kind())
+	}
+	out := (*t)[:0]
+	for dec.PeekKind() != ']' {
+		var f FrameRef
+		if err := f.UnmarshalJSONFrom(dec); err != nil {
+			return err
+		}
+		out = append(out, f)
+	}
+	*t = out
+	_, err := dec.ReadToken()
+	return err
 }
 
 // UnmarshalJSONFrom decodes a stack: its thread and frame lists are read

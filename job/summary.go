@@ -29,7 +29,7 @@ type Summary struct {
 	CrashingThread int           `json:"crashingThread,omitempty"`
 	ThreadCount    int           `json:"threadCount"`
 	// Frames is the frame table the stacks index.
-	Frames []FrameRef `json:"frames"`
+	Frames FrameTable `json:"frames"`
 	// Stacks are the distinct call paths, each with the threads on it.
 	Stacks   []Stack         `json:"stacks"`
 	Problems []model.Problem `json:"problems,omitempty"`
@@ -42,6 +42,9 @@ type CrashBrief struct {
 	Summary   string `json:"summary,omitempty"`
 	Message   string `json:"message,omitempty"`
 }
+
+// FrameTable is a summary's frames, indexed by its stacks.
+type FrameTable []FrameRef
 
 // FrameRef is one frame of the table: what a person reads in a backtrace.
 type FrameRef struct {
