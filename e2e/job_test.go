@@ -57,6 +57,7 @@ func testJobHang(t *testing.T, c *slurmtest.Cluster, inv invocation) {
 	}
 	r = example(t, "faultline job report ranks/", inv)
 	wantExit(t, r, 0)
+	t.Logf("faultline job report ranks/:\n%s", r.stdout)
 	wantContains(t, "markdown report", r.stdout, "# Job report: 4 ranks, 4 summarized", "## Odd ones out\n\n- rank 2 on fl1: ",
 		"`compute_stuck` ← `main`", "### 2. ranks 0-1,3 (3)", "| fl1 | 0-3 | 4 |", "  collective_wait [0-1,3] 3")
 	// The ranks were left running.
@@ -117,6 +118,7 @@ func jobReport(t *testing.T, inv invocation) *job.Report {
 	t.Helper()
 	r := example(t, "faultline job report --json ranks/", inv)
 	wantExit(t, r, 0)
+	t.Logf("faultline job report --json ranks/:\n%s", r.stdout)
 	var rep job.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("job report --json: %v\n%s", err, r.stdout)
