@@ -94,3 +94,33 @@ func findStoreAddress(t *testing.T, file, arch string) string {
 	t.Fatalf("%s %s: no 5-level chain in scatter_rows", file, arch)
 	return ""
 }
+
+// TestAnalyzeGPULogsSubprocess runs `faultline analyze` on the issue's
+// compute-sanitizer example and on a rocgdb session: each prints the GPU
+// report shape, never the native report's "gcore" wording.
+func TestAnalyzeGPULogsSubprocess(t *testing.T) {
+	bin := buildFaultlineBinary(t)
+	for log, want := range map[string][]string{
+		"analysis/logs/testdata/gpu/memcheck_scatter.txt": {"## GPU Crash Analysis:", "block (17,0,0), thread (3,0,0)",
+			"16 bytes after the nearest allocation", "**Signature:** `gpu: scatter_rows"},
+		"analysis/logs/testdata/gpu/rocgdb.txt": {"**Read from:** AMD rocgdb", "work-group (17,0,0), work-item (3,0,0), wave 1:1:1:1, lane 3",
+			"| **#0** | `element_at` (inlined) ← faulting access | src/access.h:7 |", "AMD_SERIALIZE_KERNEL=3"},
+	} {
+		cmd := exec.Command(bin, "analyze", log)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\n%s", log, err, errb.String())
+		}
+		for _, s := range want {
+			if !strings.Contains(out.String(), s) {
+				t.Errorf("%s: report lacks %q:\n%s", log, s, out.String())
+			}
+		}
+		for _, s := range []string{"gcore", "No crashing thread", "at pc  in"} {
+			if strings.Contains(out.String(), s) {
+				t.Errorf("%s: report says %q", log, s)
+			}
+		}
+	}
+}

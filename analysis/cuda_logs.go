@@ -27,6 +27,8 @@ func gpuLogFormat(b []byte) string {
 		return "cuda-gdb"
 	case bytes.Contains(b, []byte("Traceback (most recent call last):")) && bytes.Contains(b, []byte("CUDA error: ")):
 		return "pytorch-cuda"
+	case logs.IsROCmLog(b):
+		return "rocm"
 	}
 	return ""
 }
@@ -76,12 +78,20 @@ func openGPULog(path string) (*Crash, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		cudaGDBGPU(g, l)
+		g.Vendor, g.Source = "nvidia", "cuda-gdb"
+	case "rocm":
+		l, err := logs.ParseROCm(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		logs.FillROCm(c, l)
 	case "pytorch-cuda":
 		e, err := logs.ParseTorchCUDAError(bytes.NewReader(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		g.Exception = e.Error
+		g.Vendor, g.Source = "nvidia", "pytorch"
 		g.Notes = append(g.Notes, logs.AsyncCaveat)
 		t := Thread{ID: 1, Crashed: true, Name: "python"}
 		for i, f := range e.Frames {
@@ -103,6 +113,8 @@ func dim3(v [3]uint32) *model.Dim3 { return &model.Dim3{X: v[0], Y: v[1], Z: v[2
 func sanitizerGPU(c *Crash, rep *logs.SanitizerReport) {
 	e := rep.Errors[0]
 	g := c.GPU
+	g.Vendor, g.Source = "nvidia", "compute-sanitizer"
+	g.Access, g.Allocation = logs.SanitizerAccess(e)
 	// Name the exception as cuda-gdb's classes do, keeping the
 	// sanitizer's words.
 	switch msg := strings.ToLower(e.Message); {

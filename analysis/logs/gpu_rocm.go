@@ -148,6 +148,9 @@ func (p *rocmParser) line(s string) {
 	}
 	if m := reHSAStatus.FindStringSubmatch(s); m != nil && l.HSAStatus == "" {
 		l.HSAStatus, l.HSAMessage, p.seen = m[1], strings.TrimSpace(m[2]), true
+		if strings.Contains(s, "("+m[1]) { // "Queue error (HSA_STATUS_…: text.)"
+			l.HSAMessage = strings.TrimSuffix(l.HSAMessage, ")")
+		}
 	}
 	if m := reQueue.FindStringSubmatch(s); m != nil {
 		l.Queue = hexValue(m[1])

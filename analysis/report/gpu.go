@@ -38,7 +38,7 @@ func writeGPUMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
 	if t := crashed(c); t != nil && len(t.Frames) > 0 {
 		callChain(p, c, *t, cls.CulpritFrame)
 	} else {
-		p.f("Not in this input (a GPU core holds no host stack; the CPU core of the same run, or compute-sanitizer's \"Host Frame\" lines, have it).\n\n")
+		p.f("Not in this input (a GPU core or a runtime's fault message holds no host stack: the CPU core of the same run, compute-sanitizer's \"Host Frame\" lines or rocgdb's host threads have it).\n\n")
 	}
 	p.f("%s# Root cause hypothesis\n\n%s\n\n", h, cls.Summary)
 	for _, n := range g.Notes {

@@ -19,6 +19,12 @@ var gpuGoldenCases = map[string]string{
 	"cudagdb":          "../logs/testdata/gpu/cudagdb.txt",
 	"torch":            "../logs/testdata/gpu/torch.txt",
 	"nvcudmp":          "../../testdata/cuda/cores/illegal_address.sm_80.nvcudmp.gz",
+	"rocm_memfault":    "../logs/testdata/gpu/rocm_memfault.txt",
+	"rocm_aperture":    "../logs/testdata/gpu/rocm_aperture.txt",
+	"rocm_xla":         "../logs/testdata/gpu/rocm_xla.txt",
+	"rocm_torch":       "../logs/testdata/gpu/rocm_torch.txt",
+	"rocm_debug_agent": "../logs/testdata/gpu/rocm_debug_agent.txt",
+	"rocgdb":           "../logs/testdata/gpu/rocgdb.txt",
 }
 
 func TestGPUMarkdownGolden(t *testing.T) {
@@ -67,5 +73,28 @@ func checkGPUSections(t *testing.T, md string) {
 		if strings.Contains(md, s) {
 			t.Errorf("GPU report says %q", s)
 		}
+	}
+}
+
+// TestGPUReportOfTheIssueExample: the compute-sanitizer example of issue
+// 17 names the access, the allocation it missed, block and thread, and
+// groups by kernel.
+func TestGPUReportOfTheIssueExample(t *testing.T) {
+	c, err := analysis.Open(gpuGoldenCases["memcheck_scatter"], analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	report.Markdown(&buf, c, "")
+	md := buf.String()
+	for _, s := range []string{"block (17,0,0), thread (3,0,0)", "at address 0x7f3c00000010", "16 bytes after the nearest allocation (0x7f3c00000000, 0 bytes)",
+		"global write access of 4 bytes", "`scatter_rows+0x70`", "| **#0** | `scatter_rows` (kernel) ← faulting access | scatter.cu:41 |",
+		"`launch_scatter` ← culprit"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("report lacks %q:\n%s", s, md)
+		}
+	}
+	if sig := c.Classification.Signature; !strings.HasPrefix(sig, "gpu: scatter_rows") || strings.Contains(sig, "??") {
+		t.Errorf("signature %q", sig)
 	}
 }
