@@ -100,10 +100,10 @@ measure() { # measure WORKLOAD TOOL CMD...: one timed run; output in results/.
 	shift 2
 	local out=$res/$w.$t.out
 	set +e
-	/usr/bin/time -f '%e %M' -o "$res/time" "$@" >"$out" 2>"$res/$w.$t.err" </dev/null
+	/usr/bin/time -f '%e %M %U %S' -o "$res/time" "$@" >"$out" 2>"$res/$w.$t.err" </dev/null
 	local rc=$?
 	set -e
-	read -r wall rss < <(tail -1 "$res/time")
+	read -r wall rss usr sys < <(tail -1 "$res/time")
 	local frames
 	case $t in
 	faultline*) frames=$(grep -o '"index"' "$out" | wc -l) ;;
@@ -111,8 +111,10 @@ measure() { # measure WORKLOAD TOOL CMD...: one timed run; output in results/.
 	eu-stack) frames=$(grep -c '^#[0-9]' "$out") ;;
 	lldb) frames=$(grep -c '^ *\*\? *frame #' "$out") ;;
 	esac
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$t" "$wall" "$rss" "$rc" "$frames" >>"$raw"
-	note "$(printf '%-8s %-15s %7.2f s %8.1f MiB exit %d %6d frames' "$w" "$t" "$wall" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "$rc" "$frames")"
+	local cpu
+	cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$t" "$wall" "$rss" "$rc" "$frames" "$cpu" >>"$raw"
+	note "$(printf '%-8s %-15s %7.2f s (cpu %6.2f s) %8.1f MiB exit %d %6d frames' "$w" "$t" "$wall" "$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "$rc" "$frames")"
 }
 for w in $workloads; do
 	core=$dir/cores/$w/core
@@ -138,20 +140,23 @@ summary=$res/summary.txt
 {
 	echo "faultline held-out benchmark: $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), one run each"
 	echo "libunity.so: $stages template stages in 2 units + $tiny tiny units; DWARF $(size -A "$dir/libunity.so" | awk '$1 ~ /^\.debug_/ { s += $2 } END { printf "%.1f MiB", s / 1048576 }')"
-	printf '%-8s %-15s %8s %9s %7s %5s  %-9s %-9s %-9s %s\n' workload tool "wall s" "RSS MiB" frames exit "gdb/this" "eu/this" "lldb/this" "RSS % eu-stack"
+	echo "ratios: the other tool's wall time / this one's (cpu: user+sys seconds, the same ratio in brackets)"
+	printf '%-8s %-15s %7s %7s %8s %7s %4s  %-15s %-15s %-15s %s\n' workload tool "wall s" "cpu s" "RSS MiB" frames exit "gdb/this" "eu/this" "lldb/this" "RSS % eu"
 	for w in $workloads; do
 		g=$(col "$w" gdb 3) e=$(col "$w" eu-stack 3) l=$(col "$w" lldb 3) er=$(col "$w" eu-stack 4)
+		gc=$(col "$w" gdb 7) ec=$(col "$w" eu-stack 7) lc=$(col "$w" lldb 7)
 		for t in faultline-cold faultline-warm $tools; do
 			wall=$(col "$w" "$t" 3)
 			[[ -n $wall ]] || continue
-			rss=$(col "$w" "$t" 4)
-			printf '%-8s %-15s %8.2f %9.1f %7s %5s  %-9s %-9s %-9s %s\n' "$w" "$t" "$wall" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
-				"$(col "$w" "$t" 6)" "$(col "$w" "$t" 5)" "$(ratio "$g" "$wall")" "$(ratio "$e" "$wall")" "$(ratio "$l" "$wall")" \
+			rss=$(col "$w" "$t" 4) cpu=$(col "$w" "$t" 7)
+			printf '%-8s %-15s %7.2f %7.2f %8.1f %7s %4s  %-15s %-15s %-15s %s\n' "$w" "$t" "$wall" "$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
+				"$(col "$w" "$t" 6)" "$(col "$w" "$t" 5)" "$(ratio "$g" "$wall") [$(ratio "$gc" "$cpu")]" "$(ratio "$e" "$wall") [$(ratio "$ec" "$cpu")]" \
+				"$(ratio "$l" "$wall") [$(ratio "$lc" "$cpu")]" \
 				"$(awk -v a="$rss" -v b="$er" 'BEGIN { if (b) printf "%.0f%%", 100 * a / b; else print "n/a" }')"
 		done
 	done
 	if [[ -n $(col unity faultline-cold 3) && -n $(col sparse faultline-cold 3) ]]; then
-		echo "sparse ($sparse GiB mapped, core $(du -h --apparent-size "$dir/cores/sparse/core" | cut -f1) apparent) vs unity (small core): faultline cold time $(ratio "$(col sparse faultline-cold 3)" "$(col unity faultline-cold 3)"), RSS $(ratio "$(col sparse faultline-cold 4)" "$(col unity faultline-cold 4)")"
+		echo "sparse ($sparse GiB mapped, core $(du -h --apparent-size "$dir/cores/sparse/core" | cut -f1) apparent) vs unity (small core): faultline cold time $(ratio "$(col sparse faultline-cold 3)" "$(col unity faultline-cold 3)"), cpu $(ratio "$(col sparse faultline-cold 7)" "$(col unity faultline-cold 7)"), RSS $(ratio "$(col sparse faultline-cold 4)" "$(col unity faultline-cold 4)")"
 	fi
 } | tee "$summary"
 

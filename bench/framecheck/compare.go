@@ -62,6 +62,7 @@ func Compare(c *analysis.Crash, gl *logs.GDBLog) *Result {
 	}
 	seen := make(map[int]bool, len(c.Threads))
 	for _, ft := range c.Threads {
+		ft.Frames = nativeFrames(ft.Frames)
 		seen[ft.ID] = true
 		gt := byLWP[ft.ID]
 		if gt == nil {
@@ -87,6 +88,19 @@ func Compare(c *analysis.Crash, gl *logs.GDBLog) *Result {
 	sort.Ints(r.OnlyFaultline)
 	sort.Ints(r.OnlyGDB)
 	return r
+}
+
+// nativeFrames drops the Python-level frames faultline interleaves with an
+// interpreter's native ones: gdb without CPython's python-gdb.py prints
+// only the native frames.
+func nativeFrames(fs []analysis.Frame) []analysis.Frame {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.Language != "python" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // gdbCrashLWP is the LWP of gdb's current thread: the one marked in `info

@@ -130,6 +130,25 @@ func TestMissingFrameCostsOneDifference(t *testing.T) {
 	}
 }
 
+// TestPythonFramesAreNotCompared: the Python-level frames faultline
+// interleaves with CPython's native ones are not differences from gdb's
+// native-only backtrace.
+func TestPythonFramesAreNotCompared(t *testing.T) {
+	gl := loadGDB(t)
+	c := crashFromGDB(gl)
+	for i := range c.Threads {
+		if c.Threads[i].Crashed {
+			fs := c.Threads[i].Frames
+			py := analysis.Frame{Function: "<module>", File: "train.py", Line: 3, Language: "python"}
+			c.Threads[i].Frames = append(append(fs[:1:1], py), fs[1:]...)
+		}
+	}
+	r := Compare(c, gl)
+	if !r.CrashOK() || len(r.Diffs) != 0 || r.FramesAgree != r.Frames {
+		t.Fatalf("a Python frame counted: %d diffs, %d/%d frames, crash ok %v", len(r.Diffs), r.FramesAgree, r.Frames, r.CrashOK())
+	}
+}
+
 func TestCrashingThreadMismatchFails(t *testing.T) {
 	gl := loadGDB(t)
 	c := crashFromGDB(gl)
