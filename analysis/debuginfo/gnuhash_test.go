@@ -103,6 +103,16 @@ func TestSymbolByNameFromHash(t *testing.T) {
 	t.Logf("%d names agree", len(names))
 }
 
+// systemLibcDebugFile is libc6-dbg's file for the system's libc.
+func systemLibcDebugFile(t *testing.T) string {
+	libc, err := OpenObject(systemLibc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer libc.Close()
+	return libcDebugFile(t, libc)
+}
+
 // libcDebugFile is libc6-dbg's file for o (installed by .ci/test).
 func libcDebugFile(t *testing.T, o *Object) string {
 	id := o.BuildID()

@@ -15,12 +15,7 @@ import (
 // stored copy (same bytes, no decompression); a damaged copy is not used
 // but rebuilt.
 func TestSectionCache(t *testing.T) {
-	libc, err := OpenObject(systemLibc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer libc.Close()
-	path := libcDebugFile(t, libc)
+	path := systemLibcDebugFile(t)
 	dir := t.TempDir()
 	SetIndexCache(indexcache.New(dir, 0))
 	defer SetIndexCache(nil)

@@ -14,12 +14,7 @@ import (
 // verify is rebuilt; and a lookup through the cached index symbolizes as
 // the built one does.
 func TestUnitIndexCache(t *testing.T) {
-	libc, err := OpenObject(systemLibc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer libc.Close()
-	path := libcDebugFile(t, libc)
+	path := systemLibcDebugFile(t)
 	dir := t.TempDir()
 	open := func() (*dwarfFile, func()) {
 		o, err := OpenObject(path)
