@@ -168,10 +168,6 @@ func JobProcesses(jobID string) ([]int, []string) {
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
-	type proc struct {
-		pid, ppid int
-		key       string
-	}
 	procs := map[int]proc{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -184,26 +180,64 @@ func JobProcesses(jobID string) ([]int, []string) {
 		}
 		in := InfoFromEnv(env, "")
 		r, _ := in.GlobalRank()
-		procs[pid] = proc{pid: pid, ppid: parentPID(pid), key: env["SLURM_STEP_ID"] + "/" + strconv.Itoa(r)}
+		procs[pid] = proc{pid: pid, ppid: parentPID(pid), comm: comm(pid), key: env["SLURM_STEP_ID"] + "/" + strconv.Itoa(r),
+			framework: in.Rank != nil || in.OMPIRank != nil || in.PMIRank != nil}
 	}
-	// A task's wrapper (a shell, a launcher) has the same step and rank as
-	// the rank it started: keep the innermost process of each.
-	wrapper := map[int]bool{}
+	pids := innermost(procs)
+	return pids, []string{fmt.Sprintf("%d live processes of job %s", len(pids), jobID)}
+}
+
+// proc is one process of a job: its parent, command name and step/rank
+// key, and whether a framework set its rank (RANK, OMPI_COMM_WORLD_RANK,
+// PMI_RANK) rather than only Slurm (SLURM_PROCID).
+type proc struct {
+	pid, ppid int
+	comm      string
+	key       string
+	framework bool
+}
+
+// wrappers are the commands that start a rank and wait for it.
+var wrappers = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true,
+	"env": true, "timeout": true, "numactl": true, "taskset": true, "nice": true, "stdbuf": true, "time": true}
+
+// innermost picks the ranks' processes: a launcher (torchrun, mpirun: no
+// framework rank, children with one) and a wrapper of the same step and
+// rank (a shell, numactl, ...) give way to the ranks they started, and a
+// process a rank forked (a data loader worker) to the rank.
+func innermost(procs map[int]proc) []int {
+	drop := map[int]bool{}
 	for _, q := range procs {
-		for up, n := procs[q.ppid], 0; up.pid != 0 && n < 64; up, n = procs[up.ppid], n+1 {
-			if up.key == q.key {
-				wrapper[up.pid] = true
-			}
+		p, ok := procs[q.ppid]
+		switch {
+		case !ok:
+			continue
+		case !p.framework && q.framework:
+			drop[p.pid] = true
+			continue
+		case p.key != q.key:
+			continue
+		}
+		if wrappers[p.comm] {
+			drop[p.pid] = true
+		} else {
+			drop[q.pid] = true
 		}
 	}
 	var pids []int
 	for pid := range procs {
-		if !wrapper[pid] {
+		if !drop[pid] {
 			pids = append(pids, pid)
 		}
 	}
 	sort.Ints(pids)
-	return pids, []string{fmt.Sprintf("%d live processes of job %s", len(pids), jobID)}
+	return pids
+}
+
+// comm reads a process's command name.
+func comm(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return strings.TrimSpace(string(b))
 }
 
 // parentPID reads the parent of pid from /proc/PID/stat.
