@@ -215,8 +215,9 @@ type printer struct {
 	err error
 }
 
+// f prints with control characters from the dump escaped (escapeControls).
 func (p *printer) f(format string, args ...any) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+		_, p.err = io.WriteString(p.w, escapeControls(fmt.Sprintf(format, args...)))
 	}
 }
