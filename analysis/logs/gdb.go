@@ -101,7 +101,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // frames joined from wrapped lines are cut at maxFrameText.
 const (
 	maxThreads   = 1 << 17
-	maxFrames    = 1 << 21
+	maxFrames    = 1 << 18 // in all threads: as many as faultline unwinds per core
 	maxLineLen   = 1 << 20
 	maxFrameText = 1 << 16
 )
@@ -415,7 +415,10 @@ func (p *gdbParser) finish() {
 	if p.log.CurrentThread == 0 {
 		p.log.CurrentThread = p.banner
 	}
-	if len(p.best.Frames) > 0 && p.limitErr == nil {
+	if len(p.best.Frames) > 0 {
+		if p.limitErr != nil && p.best.Stopped == "" {
+			p.best.Stopped = fmt.Sprintf("faultline reads at most %d frames of a gdb log", maxFrames)
+		}
 		num := p.log.CurrentThread
 		if num == 0 {
 			if len(p.log.Threads) > 0 {
