@@ -3,6 +3,7 @@ package job
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -264,5 +265,27 @@ func TestMalformedFilesReportedPerFile(t *testing.T) {
 		if !strings.Contains(md.String(), w) {
 			t.Errorf("markdown lacks %q:\n%s", w, md.String())
 		}
+	}
+}
+
+// TestBadNode: every rank of one host, and only those, in an odd class is
+// named as a suspect node.
+func TestBadNode(t *testing.T) {
+	var sums []*Summary
+	for r := 0; r < 12; r++ {
+		host, main := fmt.Sprintf("n%d", r/4+1), barrier
+		if r >= 8 {
+			main = spin
+		}
+		sums = append(sums, synthRank(r, host, [][]string{main}, []int{1}))
+	}
+	rep := Merge(loaded(sums...), nil)
+	if !reflect.DeepEqual(rep.OddOnesOut, []string{"8-11"}) || !reflect.DeepEqual(rep.Classes[0].Hosts, []string{"n3"}) {
+		t.Fatalf("oddOnesOut %v classes %+v", rep.OddOnesOut, rep.Classes)
+	}
+	var md bytes.Buffer
+	rep.Markdown(&md)
+	if !strings.Contains(md.String(), "All 4 ranks of host n3 are in one odd class: suspect the node.") {
+		t.Errorf("markdown does not name the node:\n%s", md.String())
 	}
 }
