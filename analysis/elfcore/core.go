@@ -40,6 +40,9 @@ type Core struct {
 	Files    []MappedFile // NT_FILE, sorted by Start
 	Segments []Segment    // PT_LOAD, sorted by Vaddr
 	Problems []Problem    // non-fatal issues, in the order they were found
+	// Truncated is set when the file ends before the data its program
+	// headers place in it (RLIMIT_CORE, a full disk, a cut-short copy).
+	Truncated *Truncation
 
 	data    []byte   // the whole core file (memory-mapped, or given to Parse)
 	maxEnd  []uint64 // maxEnd[i] = max(Segments[0..i].end()), for lookups with overlaps
@@ -263,6 +266,7 @@ func (c *Core) parseHeader() error {
 		np.parse(c.data[n.Offset:n.Offset+n.Filesz], int64(n.Offset))
 	}
 	np.finish(int64(phoff))
+	c.reportMissingMemory()
 	return nil
 }
 
@@ -282,10 +286,10 @@ func (c *Core) clampSegment(seg Segment, phOff int64, load bool) Segment {
 	switch {
 	case seg.Filesz == 0:
 	case seg.Offset >= size:
-		c.problem(phOff, "segment at %#x: file offset %#x is beyond the end of the file (%#x bytes); the core is truncated", seg.Vaddr, seg.Offset, size)
+		c.truncated(seg, load, 0)
 		seg.Filesz = 0
 	case seg.Filesz > size-seg.Offset:
-		c.problem(phOff, "segment at %#x: %#x bytes at offset %#x extend past the end of the file (%#x bytes); the core is truncated", seg.Vaddr, seg.Filesz, seg.Offset, size)
+		c.truncated(seg, load, size-seg.Offset)
 		seg.Filesz = size - seg.Offset
 	}
 	if seg.Filesz == 0 {
