@@ -59,12 +59,13 @@ step "go build faultline"
 bin=$tools/bin/faultline
 (cd "$repo" && go build -o "$bin" .) || die "go build"
 
-# 5. The VS Code extension: type-check, bundle, package the .vsix.
-step "build faultline.vsix"
+# 5. The VS Code extension: type-check, bundle, package the linux-x64 .vsix
+# with the server inside (the one users install; nothing on PATH).
+step "build faultline-linux-x64.vsix"
 if [ ! -d "$here/vscode/node_modules" ]; then
   (cd "$here/vscode" && npm ci >/dev/null 2>&1) || die "npm ci in editors/vscode"
 fi
-(cd "$here/vscode" && npm run -s package >/dev/null 2>"$tools/vsce.log") || { cat "$tools/vsce.log" >&2; die "npm run package"; }
+bash "$here/vscode/package-platform.sh" linux-x64 >"$tools/vsce.log" 2>&1 || { cat "$tools/vsce.log" >&2; die "package-platform.sh linux-x64"; }
 
 # 6. code-server and playwright-core.
 if [ ! -x "$here/vscode/test/node_modules/.bin/code-server" ]; then
@@ -90,7 +91,7 @@ FAULTLINE_TEST_OUT=$out/nvim bash "$here/nvim/test/run.sh" "$bin" "$(command -v 
 count "$out/nvim.txt"
 
 step "VS Code tests"
-node "$here/vscode/test/e2e.mjs" --vsix "$here/vscode/faultline.vsix" --server "$bin" --out "$out/vscode" \
+node "$here/vscode/test/e2e.mjs" --vsix "$here/vscode/faultline-linux-x64.vsix" --out "$out/vscode" \
   --shots "$shots" --nvim-html "$out/nvim/nvim-culprit.html" | tee "$out/vscode.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || grep -q '^not ok' "$out/vscode.txt" || echo "not ok - vscode: e2e.mjs failed" >> "$out/vscode.txt"
 count "$out/vscode.txt"

@@ -112,7 +112,10 @@ export class CrashViewProvider implements vscode.TreeDataProvider<CrashNode> {
   private groupItem(g: ThreadGroup): vscode.TreeItem {
     const first = g.threads[0];
     const crashed = g.threads.some((t) => t.crashed);
-    const top = first.frames.find((f) => f.culprit) ?? first.frames[0];
+    // Name the group by the frame a reader cares about: the culprit, else
+    // the first frame with source (not the futex wait every parked worker
+    // shows on top), else the top frame.
+    const top = first.frames.find((f) => f.culprit) ?? first.frames.find((f) => f.file && f.line) ?? first.frames[0];
     let label: string;
     if (g.threads.length === 1) {
       label = `Thread ${first.id}${first.name ? ` (${first.name})` : ''}`;

@@ -14,6 +14,9 @@ import { CrashViewProvider, ThreadGroup } from './crashView';
 import { Commands, MethodThreads, OpenSummary, ThreadsResult } from './protocol';
 import { CrashStatus } from './statusBar';
 import { registerDebugger } from './debug';
+import { DumpEditorProvider, dumpEditorViewType } from './dumpEditor';
+import * as fs from 'fs';
+import * as path from 'path';
 
 /** The settings passed to the server (initializationOptions and didChangeConfiguration). */
 interface ServerSettings {
@@ -37,8 +40,20 @@ const view = new CrashViewProvider();
 let status: CrashStatus | undefined;
 let refreshTimer: NodeJS.Timeout | undefined;
 let output: vscode.OutputChannel;
+/** The server shipped inside a platform-specific .vsix (bin/faultline). */
+let bundledServer: string | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const bundled = path.join(context.extensionPath, 'bin', 'faultline');
+  bundledServer = fs.existsSync(bundled) ? bundled : undefined;
+  if (bundledServer) {
+    try {
+      // A .vsix is a zip: make sure the unpacked server is executable.
+      fs.chmodSync(bundledServer, 0o755);
+    } catch {
+      // read-only install: it was unpacked executable or the start says why
+    }
+  }
   output = vscode.window.createOutputChannel('Faultline');
   status = new CrashStatus();
   context.subscriptions.push(
@@ -52,6 +67,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('faultline.ui.showReport', showReport),
     vscode.commands.registerCommand('faultline.ui.fetchSources', fetchSources),
     vscode.commands.registerCommand('faultline.ui.refreshCrashView', refresh),
+    vscode.commands.registerCommand('faultline.ui.analyzeFile', analyzeFile),
+    vscode.window.registerCustomEditorProvider(
+      dumpEditorViewType,
+      // The crash editor keeps the focus; the culprit opens beside it.
+      new DumpEditorProvider((dump) => open({ dump }, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true })),
+      { supportsMultipleEditorsPerDocument: false },
+    ),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('faultline.serverPath') && serverPath() !== startedCommand) {
         await restart();
@@ -77,9 +99,12 @@ function settings(): ServerSettings {
   };
 }
 
-/** serverPath is the configured binary, or "faultline" from PATH. */
+/**
+ * serverPath is the configured binary, else the one shipped in the .vsix,
+ * else "faultline" from PATH.
+ */
 function serverPath(): string {
-  return vscode.workspace.getConfiguration('faultline').get<string>('serverPath')?.trim() || 'faultline';
+  return vscode.workspace.getConfiguration('faultline').get<string>('serverPath')?.trim() || bundledServer || 'faultline';
 }
 
 async function startClient(): Promise<void> {
@@ -182,10 +207,19 @@ async function openCoreDump(args?: OpenArgs): Promise<OpenSummary | undefined> {
   return open({ dump, exe });
 }
 
-async function openCrashLog(path?: string): Promise<OpenSummary | undefined> {
+/** analyzeFile opens the crash file chosen in the Explorer (or an editor tab). */
+async function analyzeFile(uri?: vscode.Uri): Promise<OpenSummary | undefined> {
+  const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+  if (!target || target.scheme !== 'file') {
+    return openCoreDump();
+  }
+  return open({ dump: target.fsPath });
+}
+
+async function openCrashLog(file?: string): Promise<OpenSummary | undefined> {
   const dump =
-    typeof path === 'string'
-      ? path
+    typeof file === 'string'
+      ? file
       : await pickFile('Faultline: Open Crash Log (gdb, faulthandler, compute-sanitizer, cuda-gdb, nvdisasm)', {
           'Crash logs': ['log', 'txt', 'out', 'err'],
           'All files': ['*'],
@@ -193,7 +227,7 @@ async function openCrashLog(path?: string): Promise<OpenSummary | undefined> {
   return dump ? open({ dump }) : undefined;
 }
 
-async function open(args: OpenArgs): Promise<OpenSummary | undefined> {
+async function open(args: OpenArgs, show: vscode.TextDocumentShowOptions = {}): Promise<OpenSummary | undefined> {
   const a: OpenArgs = { dump: args.dump };
   if (args.exe) {
     a.exe = args.exe;
@@ -219,6 +253,7 @@ async function open(args: OpenArgs): Promise<OpenSummary | undefined> {
     await vscode.window.showTextDocument(vscode.Uri.parse(sum.uri), {
       selection: new vscode.Range(line, 0, line, 0),
       preview: false,
+      ...show,
     });
   } else {
     void vscode.window.showWarningMessage(
@@ -261,7 +296,7 @@ async function selectThread(thread?: number): Promise<void> {
       return;
     }
     const items = res.threads.map((t) => {
-      const top = t.frames.find((f) => f.culprit) ?? t.frames[0];
+      const top = t.frames.find((f) => f.culprit) ?? t.frames.find((f) => f.file && f.line) ?? t.frames[0];
       return {
         label: `${t.selected ? '$(pass-filled) ' : ''}Thread ${t.id}${t.name ? ` (${t.name})` : ''}`,
         description: [t.crashed ? 'crashed' : '', top ? top.function || top.pc : ''].filter((s) => s).join(' · '),

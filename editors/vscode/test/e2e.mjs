@@ -6,7 +6,12 @@
 // culprit line 16, the Problems panel, a code lens (and runs one), the Crash
 // view and the status-bar item. Screenshots are saved as artifacts.
 //
-//   node e2e.mjs --vsix faultline.vsix --server /path/to/faultline --out DIR --shots DIR
+// It also checks the extension's conventions: the platform .vsix brings its
+// own server (no faultline.serverPath, nothing on PATH), nothing starts in a
+// window without crash files, the Explorer's "Faultline: Analyze Crash Dump"
+// on a core, and a core opened from the Explorer shows the crash editor.
+//
+//   node e2e.mjs --vsix faultline-linux-x64.vsix [--server /path/to/faultline] --out DIR --shots DIR
 // Prints "ok - ..." / "not ok - ..." per check and "vscode: N passed, M failed".
 
 import { spawn } from 'node:child_process';
@@ -26,13 +31,15 @@ function arg(name, def) {
 }
 
 const vsix = path.resolve(arg('vsix', path.join(here, '..', 'faultline.vsix')));
-const serverBin = path.resolve(arg('server', 'faultline'));
+// Without --server the .vsix's own bin/faultline must serve.
+const serverBin = arg('server') ? path.resolve(arg('server')) : undefined;
 const outDir = path.resolve(arg('out', fs.mkdtempSync(path.join(os.tmpdir(), 'faultline-vscode-'))));
 const shotsDir = path.resolve(arg('shots', path.join(repo, 'editors', 'screenshots')));
 const chromiumPath = arg('chromium', '/usr/bin/chromium');
 const workspace = path.join(repo, 'testdata', 'native');
 const dump = path.join(workspace, 'cores', 'null_inline.core.gz');
 const exe = path.join(workspace, 'bin', 'null_inline');
+const extensions = path.join(outDir, 'extensions');
 const codeServer = path.join(here, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 
 let passed = 0;
@@ -93,13 +100,15 @@ async function main() {
   fs.mkdirSync(outDir, { recursive: true });
   fs.mkdirSync(shotsDir, { recursive: true });
   const userData = path.join(outDir, 'user-data');
-  const extensions = path.join(outDir, 'extensions');
   const cacheDir = path.join(outDir, 'cache');
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
   // faultline.serverPath is machine-scoped: in a remote window (code-server
   // is one) it is read from the machine's settings, not the user's.
-  fs.writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'faultline.serverPath': serverBin }, null, 2));
+  fs.writeFileSync(
+    path.join(userData, 'Machine', 'settings.json'),
+    JSON.stringify(serverBin ? { 'faultline.serverPath': serverBin } : {}, null, 2),
+  );
   fs.writeFileSync(
     path.join(userData, 'User', 'settings.json'),
     JSON.stringify(
@@ -169,7 +178,17 @@ async function main() {
     });
     const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
     const page = await context.newPage();
-    await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
+    // A window on a folder without crash files: the extension must not
+    // start there (it activates on its commands, views, debug type and
+    // crash-file patterns, not on startup).
+    await page.goto(`${base}/?folder=${encodeURIComponent(path.join(repo, 'editors', 'nvim'))}`, { timeout: 120000, waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+    await page.locator('.statusbar').waitFor({ timeout: 60000 });
+    await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().waitFor({ timeout: 60000 });
+    await new Promise((r) => setTimeout(r, 3000));
+    const early = serverProcesses(extensions);
+    record(early.length === 0, 'no faultline server starts in a window without crash files', `running: ${early.join(', ')}`);
+    await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`, { timeout: 120000, waitUntil: 'domcontentloaded' });
     await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
     await page.locator('.statusbar').waitFor({ timeout: 60000 });
     // The extension's contributions are registered once the remote
@@ -192,6 +211,33 @@ async function main() {
     cs.kill('SIGTERM');
     await new Promise((r) => (cs.exitCode !== null ? r() : cs.once('exit', r)));
   }
+}
+
+/** serverProcesses lists the pids of running programs under dir (the .vsix's bin/faultline). */
+function serverProcesses(dir) {
+  const out = [];
+  for (const pid of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/exe`).startsWith(dir + path.sep)) {
+        out.push(pid);
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+/** explorerRow reveals cores/null_inline.core.gz in the Explorer and returns its row. */
+async function explorerRow(page) {
+  await runCommand(page, 'View: Show Explorer');
+  const tree = page.locator('.explorer-folders-view .monaco-list').first();
+  const file = tree.locator('.monaco-list-row', { hasText: 'null_inline.core.gz' }).first();
+  if (!(await file.isVisible().catch(() => false))) {
+    await tree.locator('.monaco-list-row', { hasText: /^cores$/ }).first().click();
+  }
+  await file.waitFor({ timeout: 20000 });
+  return file;
 }
 
 /** runCommand runs a command-palette entry by its title. */
@@ -279,6 +325,33 @@ async function check(name, fn) {
 
 async function checks(page) {
   currentPage = page;
+  await check('Explorer context menu "Faultline: Analyze Crash Dump" on a core opens it', async () => {
+    const row = await explorerRow(page);
+    await row.click({ button: 'right' });
+    const item = page.locator('.context-view .action-item', { hasText: 'Faultline: Analyze Crash Dump' }).first();
+    await item.waitFor({ timeout: 10000 });
+    await item.click();
+    const st = page.locator('.statusbar-item', { hasText: 'SIGSEGV' }).first();
+    await st.waitFor({ timeout: 60000 });
+  });
+  await check('the server running is bin/faultline from the .vsix (no faultline.serverPath, none on PATH)', async () => {
+    if (serverBin) {
+      return true;
+    }
+    await waitFor(30000, async () => serverProcesses(extensions).length > 0, 'bin/faultline from the .vsix');
+  });
+  await check('opening a core from the Explorer shows the crash editor, not a binary tab', async () => {
+    try {
+      const row = await explorerRow(page);
+      await row.dblclick();
+      await page.locator('.tab.active', { hasText: 'null_inline.core.gz' }).waitFor({ timeout: 20000 });
+      const body = page.frameLocator('iframe.webview').frameLocator('#active-frame').locator('body');
+      await waitFor(60000, async () => /SIGSEGV/.test(await body.innerText({ timeout: 5000 })), 'the crash editor naming SIGSEGV');
+      await shot(page, 'vscode-crash-editor.png');
+    } finally {
+      await runCommand(page, 'View: Close All Editors');
+    }
+  });
   const opened = await check('"Faultline: Open Core Dump…" with the dump and executable pickers', async () => {
     // The extension activates on startup; its command is in the palette.
     await runCommand(page, 'Faultline: Open Core Dump…');
