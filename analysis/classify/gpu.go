@@ -92,11 +92,11 @@ func (a *analyzer) gpuEvidence() {
 	if pc := gpuPC(g); pc != "" {
 		a.evidence("faulting instruction: %s", pc)
 	}
-	if t := gpuThread(g); t != "" {
+	if t := g.ThreadDescription(); t != "" {
 		a.evidence("faulting thread: %s", t)
 	}
 	if g.Address != "" {
-		a.evidence("address %s%s", g.Address, accessNote(g))
+		a.evidence("address %s%s", g.Address, accessSuffix(g))
 	}
 	if len(g.Frames) > 0 && g.Frames[0].File != "" {
 		f := g.Frames[0]
@@ -125,60 +125,11 @@ func gpuPC(g *model.GPU) string {
 	return strings.Join(parts, ", ")
 }
 
-// gpuThread names the faulting thread the vendor's way.
-func gpuThread(g *model.GPU) string {
-	var parts []string
-	if g.Wave != "" {
-		parts = append(parts, "wave "+g.Wave)
-	}
-	block, thread := "block", "thread"
-	if g.Vendor == "amd" {
-		block, thread = "work-group", "work-item"
-	}
-	if g.Block != nil {
-		parts = append(parts, block+" "+g.Block.String())
-	}
-	if g.Thread != nil {
-		parts = append(parts, thread+" "+g.Thread.String())
-	}
-	if g.SM != nil {
-		parts = append(parts, fmt.Sprintf("SM %d", *g.SM))
-	}
-	if g.Warp != nil {
-		parts = append(parts, fmt.Sprintf("warp %d", *g.Warp))
-	}
-	if g.Lane != nil {
-		parts = append(parts, fmt.Sprintf("lane %d", *g.Lane))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// accessNote is ": a global write of 4 bytes, 16 bytes after the nearest
-// allocation (0x7f3c00000000, 0 bytes)".
-func accessNote(g *model.GPU) string {
-	var parts []string
-	if ac := g.Access; ac != nil {
-		s := strings.TrimSpace(ac.Space + " " + ac.Kind)
-		if ac.Size > 0 {
-			s += fmt.Sprintf(" of %d bytes", ac.Size)
-		}
-		parts = append(parts, "a "+s)
-	}
-	if al := g.Allocation; al != nil {
-		parts = append(parts, fmt.Sprintf("%d bytes %s the nearest allocation (%s, %d bytes)", al.Distance, al.Relation,
-			al.Address, al.Size))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return ": " + strings.Join(parts, ", ")
-}
-
 func gpuSummary(g *model.GPU) string {
 	what := orDefault(g.Exception, orDefault(g.Reason, "fault"))
 	s := "GPU " + what
 	if g.Address != "" {
-		s += " at address " + g.Address + accessNote(g)
+		s += " at address " + g.Address + accessSuffix(g)
 	}
 	if g.Kernel != "" {
 		s += " in kernel " + g.Kernel
@@ -186,8 +137,16 @@ func gpuSummary(g *model.GPU) string {
 	if len(g.Frames) > 0 && g.Frames[0].File != "" {
 		s += fmt.Sprintf(" (%s:%d)", g.Frames[0].File, g.Frames[0].Line)
 	}
-	if t := gpuThread(g); t != "" {
+	if t := g.ThreadDescription(); t != "" {
 		s += ", " + t
 	}
 	return s + "."
+}
+
+// accessSuffix is ": " and the access description, "" without one.
+func accessSuffix(g *model.GPU) string {
+	if d := g.AccessDescription(); d != "" {
+		return ": " + d
+	}
+	return ""
 }

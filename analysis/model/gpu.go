@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // GPU describes a GPU-side crash: the device, the kernel and where in it the
 // fault happened, with the full inline chain of the faulting pc.
@@ -125,4 +128,54 @@ func (g *GPU) InlineLevels() []InlineLevel {
 		out = append(out, InlineLevel{Frame: f, K: i + 1, N: len(g.Frames)})
 	}
 	return out
+}
+
+// ThreadDescription names the faulting thread the vendor's way: "block
+// (17,0,0), thread (3,0,0), SM 4, warp 2, lane 3" for NVIDIA, "work-group
+// (17,0,0), work-item (3,0,0), wave 1:1:1:1, lane 3" for AMD; "" when
+// nothing is known.
+func (g *GPU) ThreadDescription() string {
+	var parts []string
+	block, thread := "block", "thread"
+	if g.Vendor == "amd" {
+		block, thread = "work-group", "work-item"
+	}
+	if g.Block != nil {
+		parts = append(parts, block+" "+g.Block.String())
+	}
+	if g.Thread != nil {
+		parts = append(parts, thread+" "+g.Thread.String())
+	}
+	if g.Wave != "" {
+		parts = append(parts, "wave "+g.Wave)
+	}
+	if g.SM != nil {
+		parts = append(parts, fmt.Sprintf("SM %d", *g.SM))
+	}
+	if g.Warp != nil {
+		parts = append(parts, fmt.Sprintf("warp %d", *g.Warp))
+	}
+	if g.Lane != nil {
+		parts = append(parts, fmt.Sprintf("lane %d", *g.Lane))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// AccessDescription is "a global write of 4 bytes, 16 bytes after the
+// nearest allocation (0x7f3c00000000, 0 bytes)" from Access and
+// Allocation; "" when neither is known.
+func (g *GPU) AccessDescription() string {
+	var parts []string
+	if ac := g.Access; ac != nil {
+		s := strings.TrimSpace(ac.Space + " " + ac.Kind)
+		if ac.Size > 0 {
+			s += fmt.Sprintf(" of %d bytes", ac.Size)
+		}
+		parts = append(parts, "a "+s)
+	}
+	if al := g.Allocation; al != nil {
+		parts = append(parts, fmt.Sprintf("%d bytes %s the nearest allocation (%s, %d bytes)", al.Distance, al.Relation,
+			al.Address, al.Size))
+	}
+	return strings.Join(parts, ", ")
 }

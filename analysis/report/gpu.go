@@ -20,7 +20,7 @@ func writeGPUMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
 	p.f("%s GPU Crash Analysis: %s\n\n", h, c.Dump.Path)
 	p.f("**GPU signal:** %s  \n", gpuSignalLine(g))
 	p.f("**Kernel:** %s  \n", gpuKernelLine(g))
-	p.f("**Faulting thread:** %s  \n", orDefault(gpuThreadLine(g), "not in this input"))
+	p.f("**Faulting thread:** %s  \n", orDefault(g.ThreadDescription(), "not in this input"))
 	if pc := gpuPCLine(g); pc != "" {
 		p.f("**Faulting instruction:** %s  \n", pc)
 	}
@@ -79,17 +79,11 @@ func gpuSignalLine(g *model.GPU) string {
 	if g.Reason != "" && g.Reason != g.Exception && g.Exception != "" {
 		s += " (" + g.Reason + ")"
 	}
-	if ac := g.Access; ac != nil {
-		s += fmt.Sprintf("; %s access", strings.TrimSpace(ac.Space+" "+ac.Kind))
-		if ac.Size > 0 {
-			s += fmt.Sprintf(" of %d bytes", ac.Size)
-		}
-	}
 	if g.Address != "" {
 		s += " at address " + g.Address
 	}
-	if al := g.Allocation; al != nil {
-		s += fmt.Sprintf(", %d bytes %s the nearest allocation (%s, %d bytes)", al.Distance, al.Relation, al.Address, al.Size)
+	if d := g.AccessDescription(); d != "" {
+		s += ": " + d
 	}
 	return s
 }
@@ -112,33 +106,6 @@ func gpuKernelLine(g *model.GPU) string {
 		s += " (" + strings.Join(on, ", ") + ")"
 	}
 	return s
-}
-
-func gpuThreadLine(g *model.GPU) string {
-	var parts []string
-	block, thread := "block", "thread"
-	if g.Vendor == "amd" {
-		block, thread = "work-group", "work-item"
-	}
-	if g.Block != nil {
-		parts = append(parts, block+" "+g.Block.String())
-	}
-	if g.Thread != nil {
-		parts = append(parts, thread+" "+g.Thread.String())
-	}
-	if g.Wave != "" {
-		parts = append(parts, "wave "+g.Wave)
-	}
-	if g.SM != nil {
-		parts = append(parts, fmt.Sprintf("SM %d", *g.SM))
-	}
-	if g.Warp != nil {
-		parts = append(parts, fmt.Sprintf("warp %d", *g.Warp))
-	}
-	if g.Lane != nil {
-		parts = append(parts, fmt.Sprintf("lane %d", *g.Lane))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func gpuPCLine(g *model.GPU) string {

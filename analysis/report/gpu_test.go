@@ -88,7 +88,7 @@ func TestGPUReportOfTheIssueExample(t *testing.T) {
 	report.Markdown(&buf, c, "")
 	md := buf.String()
 	for _, s := range []string{"block (17,0,0), thread (3,0,0)", "at address 0x7f3c00000010", "16 bytes after the nearest allocation (0x7f3c00000000, 0 bytes)",
-		"global write access of 4 bytes", "`scatter_rows+0x70`", "| **#0** | `scatter_rows` (kernel) ← faulting access | scatter.cu:41 |",
+		"a global write of 4 bytes", "`scatter_rows+0x70`", "| **#0** | `scatter_rows` (kernel) ← faulting access | scatter.cu:41 |",
 		"`launch_scatter` ← culprit"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("report lacks %q:\n%s", s, md)
