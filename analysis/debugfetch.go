@@ -203,7 +203,14 @@ func (p *process) reportMissingDebug(c *Crash) {
 		if !used[m.path] || m.obj == nil || m.path == "[vdso]" {
 			continue
 		}
-		if s := m.symbols(); s == nil || s.HasDWARF() {
+		s := m.symbols()
+		if s == nil || s.HasDWARF() {
+			continue
+		}
+		if err := s.DWARFError(); err != nil {
+			// The debug info is there but cannot be read: installing a debug
+			// package would not help; say where it is broken.
+			p.problem(m.path, "corrupt debug info: %v; frames show symbol-table names only", err)
 			continue
 		}
 		why := ""

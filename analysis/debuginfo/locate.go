@@ -141,7 +141,7 @@ func (l *Locator) FindDebug(binaryPath string, obj *Object) (debugPath string, p
 			}
 			got, err := fileBuildID(c)
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", c, err))
+				problems = append(problems, fmt.Sprintf("%v%s", err, symlinkNote(c)))
 				continue
 			}
 			if got != nil && !bytes.Equal(got, id) {
@@ -222,4 +222,14 @@ func fileCRC32(p string) (uint32, error) {
 // path: no separator, not "." or "..", no NUL.
 func isBaseName(name string) bool {
 	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
+}
+
+// symlinkNote names where a symlink points (" (a symlink to TARGET)"), or
+// is "" for other files: a build-id link to an unrelated file is reported
+// by name, never by content.
+func symlinkNote(p string) string {
+	if t, err := os.Readlink(p); err == nil {
+		return fmt.Sprintf(" (a symlink to %s)", t)
+	}
+	return ""
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -38,7 +39,7 @@ type FormatError struct {
 func (e *FormatError) Error() string {
 	where := e.Path
 	if e.Section != "" {
-		where += " " + e.Section
+		where = strings.TrimSpace(where + " " + e.Section)
 	}
 	return fmt.Sprintf("%s: offset %#x: %s", where, e.Off, e.Msg)
 }
@@ -122,6 +123,10 @@ func newObject(path string, data []byte) (o *Object, err error) {
 			o, err = nil, &FormatError{Path: path, Msg: fmt.Sprintf("malformed ELF: %v", r)}
 		}
 	}()
+	if len(data) < 4 || string(data[:4]) != elf.ELFMAG {
+		// Named, never quoted: the file may be anything a symlink points at.
+		return nil, &FormatError{Path: path, Msg: "not an ELF file (bad magic)"}
+	}
 	ef, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
