@@ -123,4 +123,9 @@ func TestAnalyzeGPULogsSubprocess(t *testing.T) {
 			}
 		}
 	}
+	out, err := exec.Command(bin, "analyze", "--format", "text", "analysis/logs/testdata/gpu/rocgdb.txt").Output()
+	if err != nil || !strings.Contains(string(out), "device #0 element_at at src/access.h:7 [inlined]") ||
+		!strings.Contains(string(out), "gpu:       memory violation (SIGSEGV)") {
+		t.Errorf("--format text: %v\n%s", err, out)
+	}
 }

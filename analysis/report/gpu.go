@@ -151,3 +151,25 @@ func deviceChain(p *printer, g *model.GPU) {
 	}
 	p.f("\n")
 }
+
+// gpuText is the GPU part of the terminal report: the signal, kernel,
+// faulting thread and the device inline chain, innermost first.
+func gpuText(p *printer, g *model.GPU) {
+	p.f("gpu:       %s\n", gpuSignalLine(g))
+	if g.Kernel != "" {
+		p.f("kernel:    %s\n", g.Kernel)
+	}
+	if t := g.ThreadDescription(); t != "" {
+		p.f("gpu thread: %s\n", t)
+	}
+	if pc := gpuPCLine(g); pc != "" {
+		p.f("gpu pc:    %s\n", strings.ReplaceAll(pc, "`", ""))
+	}
+	for i, f := range g.Frames {
+		inl := ""
+		if i < len(g.Frames)-1 {
+			inl = " [inlined]"
+		}
+		p.f("  device #%d %s at %s:%d%s\n", i, orDefault(f.Function, "??"), f.File, f.Line, inl)
+	}
+}

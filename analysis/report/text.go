@@ -64,6 +64,9 @@ func Text(w io.Writer, c *analysis.Crash) error {
 			p.f("           %s\n", registerLine(in.Registers))
 		}
 	}
+	if c.GPU != nil {
+		gpuText(p, c.GPU)
+	}
 	p.f("threads:   %d\n\n", len(c.Threads))
 
 	for _, g := range GroupThreads(c) {
