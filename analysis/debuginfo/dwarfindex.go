@@ -3,6 +3,7 @@ package debuginfo
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -252,7 +253,10 @@ func parseAranges(b []byte, bo binary.ByteOrder) map[uint64][][2]uint64 {
 	return out
 }
 
-// unitsFor returns the indexes of units whose ranges contain pc.
+// unitsFor returns the indexes of units whose ranges contain pc, in
+// .debug_info order: where units overlap (a C++ function that two units
+// both emitted, as unity builds do), gdb's index maps the address to the
+// unit read first, the first in the section.
 func (df *dwarfFile) unitsFor(pc uint64) []int {
 	if df.index() != nil && len(df.ranges) == 0 {
 		return nil
@@ -270,6 +274,7 @@ func (df *dwarfFile) unitsFor(pc uint64) []int {
 			}
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
