@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 func init() { commands["explain-exit"] = cmdExplainExit }
@@ -59,7 +59,7 @@ func cmdExplainExit(args []string, stdout, _ io.Writer) error {
 	case code > 128 && code-128 < 65:
 		sig := code - 128
 		w("exit %d = 128 + %d: the process was killed by signal %d, %s (%s).\n", code, sig, sig,
-			analysis.SignalName(sig), analysis.SignalDescription(sig))
+			model.SignalName(sig), model.SignalDescription(sig))
 		if m, ok := exitMeaning[sig]; ok {
 			w("Usually: %s.\n", m)
 		}

@@ -9,6 +9,7 @@ require (
 	github.com/google/go-dap v0.12.0
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/klauspost/compress v1.20.3
+	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/sergi/go-diff v1.3.2-0.20230802210424-5b0b94c5c0d3
 	github.com/ulikunitz/xz v0.5.12
 	go.lsp.dev/jsonrpc2 v1.0.1

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/report"
 )
 
@@ -196,7 +197,7 @@ func runOnce(o runOptions, session string, i int, pattern corePattern, echo bool
 	}
 	switch {
 	case ws.Signaled():
-		r.Signal = analysis.SignalName(int(ws.Signal()))
+		r.Signal = model.SignalName(int(ws.Signal()))
 		r.Exit = 128 + int(ws.Signal())
 	default:
 		r.Exit = ws.ExitStatus()

@@ -7,10 +7,10 @@ import "github.com/faultline-dev/faultline/analysis/classify"
 // address). It returns nil for a log (no process) or an address no module
 // covers.
 func (s *Session) Locate(addr uint64) []Frame {
-	if s == nil || s.p == nil || s.p.moduleAt(addr) == nil {
+	if s == nil || s.p == nil {
 		return nil
 	}
-	return newSymbolizer(s.p).lookup(addr, false)
+	return s.p.Locate(addr)
 }
 
 // IsRuntimeFrame reports whether f is runtime machinery rather than the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/disasm"
+	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 // fault is the hardware fault (or signal) that killed the process: from
@@ -52,38 +53,6 @@ const (
 	sigSEGV = 11
 	sigSTOP = 19
 )
-
-var sigNames = map[int]string{4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"}
-
-var faultCodeNames = map[int]map[int32]string{
-	sigSEGV: {1: "SEGV_MAPERR", 2: "SEGV_ACCERR", 3: "SEGV_BNDERR", 4: "SEGV_PKUERR"},
-	sigBUS:  {1: "BUS_ADRALN", 2: "BUS_ADRERR", 3: "BUS_OBJERR", 4: "BUS_MCEERR_AR", 5: "BUS_MCEERR_AO"},
-	sigFPE: {1: "FPE_INTDIV", 2: "FPE_INTOVF", 3: "FPE_FLTDIV", 4: "FPE_FLTOVF", 5: "FPE_FLTUND",
-		6: "FPE_FLTRES", 7: "FPE_FLTINV", 8: "FPE_FLTSUB"},
-	sigILL: {1: "ILL_ILLOPC", 2: "ILL_ILLOPN", 3: "ILL_ILLADR", 4: "ILL_ILLTRP", 5: "ILL_PRVOPC",
-		6: "ILL_PRVREG", 7: "ILL_COPROC", 8: "ILL_BADSTK"},
-	sigTRAP: {1: "TRAP_BRKPT", 2: "TRAP_TRACE", 3: "TRAP_BRANCH", 4: "TRAP_HWBKPT"},
-}
-
-func codeName(signo int, code int32) string {
-	if code == 0x80 {
-		return "SI_KERNEL"
-	}
-	if m, ok := faultCodeNames[signo]; ok {
-		if s, ok := m[code]; ok {
-			return s
-		}
-	}
-	switch code {
-	case 0:
-		return "SI_USER"
-	case -6:
-		return "SI_TKILL"
-	case -1:
-		return "SI_QUEUE"
-	}
-	return strconv.Itoa(int(code))
-}
 
 // readFault gathers the fatal signal, registers and faulting instruction.
 func (a *analyzer) readFault() *fault {
@@ -194,22 +163,19 @@ func (a *analyzer) sigframeFault() *fault {
 	switch {
 	case info.ok && info.code <= 0:
 		// Sent by a process: trapno is stale or 0, not this signal's.
-		f.signo, f.code, f.sent = info.signo, codeName(info.signo, info.code), true
+		f.signo, f.code, f.sent = info.signo, model.SignalCodeName(info.signo, info.code), true
 		f.sender, f.senderUID, f.hasSender, f.hasUID = info.pid, info.uid, true, true
 	case trapConsistent(trapno, a.c.Signal.Number, info):
 		f.fromTrap(trapno, errCode, cr2)
 	case info.ok:
-		f.signo, f.code = info.signo, codeName(info.signo, info.code)
+		f.signo, f.code = info.signo, model.SignalCodeName(info.signo, info.code)
 	default:
 		// trapno 0 with no siginfo copy (a handler without SA_SIGINFO,
 		// faulthandler's) on a signal other than SIGFPE: no CPU exception
 		// raised it, so it was sent; by whom the frame does not say.
 		f.signo, f.code, f.sent, f.originUnknown = a.c.Signal.Number, "", true, true
 	}
-	f.name = sigNames[f.signo]
-	if f.name == "" {
-		f.name = fmt.Sprintf("SIG%d", f.signo)
-	}
+	f.name = model.SignalName(f.signo)
 	for i, r := range mcontextRegs {
 		v, ok := a.readUint64(uc + ucMcontext + uint64(8*i))
 		if !ok {
@@ -311,7 +277,7 @@ func (a *analyzer) handlerSiginfo(uc uint64) siginfoCopy {
 
 func siginfoNote(info siginfoCopy) string {
 	if info.ok {
-		return fmt.Sprintf("; the handler's siginfo says si_code %s, si_pid %d, si_uid %d", codeName(info.signo, info.code), info.pid, info.uid)
+		return fmt.Sprintf("; the handler's siginfo says si_code %s, si_pid %d, si_uid %d", model.SignalCodeName(info.signo, info.code), info.pid, info.uid)
 	}
 	return "; the handler took no siginfo (no SA_SIGINFO), so the sender is not recorded"
 }

@@ -1,12 +1,8 @@
 package cuda
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 )
 
 // GPU core dump layout: NVIDIA's public cudacoredump.h (cuda-gdb's
@@ -45,7 +41,7 @@ const (
 	// maxRows bounds one table; a GPU has at most a few hundred SMs of 64
 	// warps of 32 lanes.
 	maxRows = 1 << 22
-	// maxDumpBytes bounds what a gzip'd dump may inflate to.
+	// maxDumpBytes bounds the dumps ReadCrash reads into memory.
 	maxDumpBytes = 8 << 30
 )
 
@@ -170,71 +166,10 @@ func (e Exception) String() string {
 	return fmt.Sprintf("Exception %d", uint32(e))
 }
 
-// IsCoreDump says whether path looks like a GPU core dump (plain or
-// gzip'd): an ELF core with ELFOSABI_CUDA.
-func IsCoreDump(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var r io.Reader = f
-	var magic [2]byte
-	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic == [2]byte{0x1f, 0x8b} {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return false
-		}
-		r = zr
-	}
-	var h [20]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return false
-	}
-	return isCoreHeader(h[:])
-}
-
-func isCoreHeader(h []byte) bool {
+// IsCoreHeader says whether h, the first bytes of a (decompressed) file,
+// start a GPU core dump: an ELF core with ELFOSABI_CUDA.
+func IsCoreHeader(h []byte) bool {
 	return len(h) >= 18 && string(h[:4]) == "\x7fELF" && h[7] == elfOSABICUDA && le.Uint16(h[16:]) == etCore
-}
-
-// OpenCoreDump reads the GPU core dump at path (.nvcudmp, gzip'd or not).
-func OpenCoreDump(path string) (*CoreDump, error) {
-	data, err := readMaybeGzip(path)
-	if err != nil {
-		return nil, err
-	}
-	d, err := ParseCoreDump(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	d.Path = path
-	return d, nil
-}
-
-func readMaybeGzip(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var magic [2]byte
-	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic == [2]byte{0x1f, 0x8b} {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		var buf bytes.Buffer
-		n, err := io.Copy(&buf, io.LimitReader(zr, maxDumpBytes+1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if n > maxDumpBytes {
-			return nil, fmt.Errorf("%s inflates past %d GiB; gunzip it first", path, maxDumpBytes>>30)
-		}
-		return buf.Bytes(), nil
-	}
-	return io.ReadAll(f)
 }
 
 // ParseCoreDump reads a GPU core dump from memory.

@@ -1,13 +1,14 @@
 package elfcore
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"sort"
+
+	"github.com/faultline-dev/faultline/analysis/input"
 )
 
 // Caps on counts and sizes taken from file data. Each is also bounded by the
@@ -60,59 +61,45 @@ type Segment struct {
 // End returns the first address past the segment.
 func (s *Segment) End() uint64 { return s.Vaddr + s.Memsz }
 
-// Open opens the core dump at path. The file is memory-mapped read-only;
-// gzip (magic 1f 8b) and zstd (magic 28 b5 2f fd) compressed cores are first
-// decompressed into a temporary file, which Close removes.
+// Open opens the core dump at path (gzip, zstd, xz or lz4 compressed
+// cores through package input, which decompresses them into a temporary
+// file that Close removes).
 func Open(path string) (*Core, error) {
-	f, err := os.Open(path)
+	in, err := input.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var magic [4]byte
-	n, _ := f.ReadAt(magic[:], 0)
-	var tmp string
-	switch {
-	case n >= 2 && bytes.Equal(magic[:2], gzipMagic):
-		tmp, err = decompressToTemp(f, "gzip")
-	case n >= 4 && bytes.Equal(magic[:4], zstdMagic):
-		tmp, err = decompressToTemp(f, "zstd")
-	}
+	c, err := OpenFile(in.File, path)
 	if err != nil {
-		return nil, fmt.Errorf("elfcore: decompressing %s: %w", path, err)
+		in.Close()
+		return nil, err
 	}
-	if tmp != "" {
-		f.Close()
-		f, err = os.Open(tmp)
-		if err != nil {
-			os.Remove(tmp)
-			return nil, err
-		}
-		defer f.Close()
-	}
-	data, unmap, err := mapFile(f)
-	if err != nil {
-		if tmp != "" {
-			os.Remove(tmp)
-		}
-		return nil, fmt.Errorf("elfcore: mapping %s: %w", path, err)
-	}
-	release := func() error {
+	unmap := c.release
+	c.release = func() error {
 		err := unmap()
-		if tmp != "" {
-			if rerr := os.Remove(tmp); err == nil {
-				err = rerr
-			}
+		if cerr := in.Close(); err == nil {
+			err = cerr
 		}
 		return err
 	}
+	return c, nil
+}
+
+// OpenFile reads the plain (not compressed) core dump in f, named name in
+// messages. The file is memory-mapped read-only; f may be closed once
+// OpenFile returns.
+func OpenFile(f *os.File, name string) (*Core, error) {
+	data, unmap, err := mapFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("elfcore: mapping %s: %w", name, err)
+	}
 	c, err := Parse(data)
 	if err != nil {
-		release()
+		unmap()
 		return nil, err
 	}
-	c.Path = path
-	c.release = release
+	c.Path = name
+	c.release = unmap
 	return c, nil
 }
 

@@ -4,8 +4,8 @@
 // register sets) and the process memory dumped in its PT_LOAD segments.
 //
 // The core is memory-mapped read-only and never read into memory whole;
-// gzip and zstd compressed cores are first stream-decompressed into a
-// temporary file. Every read of the file is bounds-checked and every
+// compressed cores are first stream-decompressed into a temporary file by
+// package input. Every read of the file is bounds-checked and every
 // allocation sized from file data is capped, so a truncated or corrupt core
 // opens with a partial result and a list of Problems rather than failing or
 // panicking. Only fatal conditions (not ELF, not ET_CORE, an unsupported

@@ -55,7 +55,7 @@ func TestSignalsSentByKill(t *testing.T) {
 		{
 			how, code, sig := tc.how, tc.code, tc.sig
 			checkGDB := i%3 == 0 // gdb on a sample: the stacks are alike
-			t.Run(fmt.Sprintf("%s-%s", how, analysis.SignalName(int(sig))), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s-%s", how, model.SignalName(int(sig))), func(t *testing.T) {
 				bin, core, sender := killSleeper(t, "", how, sig)
 				c, err := analysis.Open(core, analysis.Options{Exe: bin})
 				if err != nil {
@@ -90,7 +90,7 @@ func TestSentSignalReraisedByHandler(t *testing.T) {
 		{"plain", syscall.SIGSEGV, false},
 		{"plain", syscall.SIGILL, false},
 	} {
-		t.Run(tc.mode+"-"+analysis.SignalName(int(tc.sig)), func(t *testing.T) {
+		t.Run(tc.mode+"-"+model.SignalName(int(tc.sig)), func(t *testing.T) {
 			bin, core, sender := killSleeper(t, tc.mode, "kill", tc.sig)
 			c, err := analysis.Open(core, analysis.Options{Exe: bin})
 			if err != nil {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/classify"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
@@ -19,17 +18,16 @@ const notChecked = "not checked (run `faultline sources`)"
 // signal, crashing thread, context, determinism, call chain, crashing
 // instruction, environment, root cause, evidence, upstream fix status and
 // next steps. determinism is the many-core verdict ("" for one core).
-func Markdown(w io.Writer, c *analysis.Crash, determinism string) error {
+func Markdown(w io.Writer, c *model.Crash, determinism string) error {
 	p := &printer{w: w}
 	writeMarkdown(p, c, determinism, "##")
 	return p.err
 }
 
-func writeMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
+func writeMarkdown(p *printer, c *model.Crash, determinism, h string) {
 	cls := c.Classification
 	if cls == nil {
-		classify.Classify(c, nil)
-		cls = c.Classification
+		cls = &model.Classification{Kind: model.KindUnknown, CulpritFrame: -1} // not classified: nothing to say
 	}
 	if c.GPU != nil {
 		writeGPUMarkdown(p, c, determinism, h)
@@ -47,7 +45,7 @@ func writeMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
 	p.f("**Kind:** `%s`%s  \n", cls.Kind, reraisedNote(cls))
 	p.f("**Signature:** `%s`\n\n", cls.Signature)
 
-	chainThreads := []analysis.Thread{}
+	chainThreads := []model.Thread{}
 	if t := crashed(c); t != nil && !liveDump(c) {
 		chainThreads = append(chainThreads, *t)
 	}
@@ -116,17 +114,17 @@ func writeMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
 
 // liveDump reports whether the core was taken from a running process
 // (gcore stops it with SIGSTOP) rather than written by a crash.
-func liveDump(c *analysis.Crash) bool {
+func liveDump(c *model.Crash) bool {
 	return c.Signal == nil || c.Signal.Number == 19
 }
 
-func signalLine(c *analysis.Crash) string {
+func signalLine(c *model.Crash) string {
 	s := c.Signal
 	if liveDump(c) {
 		return "none: the core was dumped from a live process (gcore), not by a crash"
 	}
 	out := s.Name
-	if d := analysis.SignalDescription(s.Number); d != s.Name {
+	if d := model.SignalDescription(s.Number); d != s.Name {
 		out += " (" + d + ")"
 	}
 	if s.Code != "" {
@@ -147,7 +145,7 @@ func signalLine(c *analysis.Crash) string {
 	return out
 }
 
-func crashingThreadLine(c *analysis.Crash) string {
+func crashingThreadLine(c *model.Crash) string {
 	t := crashed(c)
 	if t == nil || liveDump(c) {
 		return fmt.Sprintf("none (%d threads; the blocked ones are below)", len(c.Threads))
@@ -184,7 +182,7 @@ func reraisedNote(cls *model.Classification) string {
 	return ""
 }
 
-func crashed(c *analysis.Crash) *analysis.Thread {
+func crashed(c *model.Crash) *model.Thread {
 	for i := range c.Threads {
 		if c.Threads[i].Crashed {
 			return &c.Threads[i]
@@ -193,7 +191,7 @@ func crashed(c *analysis.Crash) *analysis.Thread {
 	return nil
 }
 
-func threadByID(c *analysis.Crash, id int) *analysis.Thread {
+func threadByID(c *model.Crash, id int) *model.Thread {
 	for i := range c.Threads {
 		if c.Threads[i].ID == id {
 			return &c.Threads[i]
@@ -205,13 +203,13 @@ func threadByID(c *analysis.Crash, id int) *analysis.Thread {
 // maxChainRows bounds the call chain table (recursion has 30,000 frames).
 const maxChainRows = 40
 
-func callChain(p *printer, c *analysis.Crash, t analysis.Thread, culprit int) {
+func callChain(p *printer, c *model.Crash, t model.Thread, culprit int) {
 	p.f("| Frame | Function | Source | Component |\n|---|---|---|---|\n")
 	frames := t.Frames
 	elided := 0
 	if len(frames) > maxChainRows {
 		elided = len(frames) - maxChainRows
-		frames = append(append([]analysis.Frame(nil), frames[:maxChainRows-5]...), frames[len(frames)-5:]...)
+		frames = append(append([]model.Frame(nil), frames[:maxChainRows-5]...), frames[len(frames)-5:]...)
 	}
 	for i, f := range frames {
 		if elided > 0 && i == maxChainRows-5 {
@@ -239,7 +237,7 @@ func callChain(p *printer, c *analysis.Crash, t analysis.Thread, culprit int) {
 	p.f("\n")
 }
 
-func componentCell(c *analysis.Crash, f analysis.Frame) string {
+func componentCell(c *model.Crash, f model.Frame) string {
 	if f.Signal {
 		return "kernel signal frame"
 	}
@@ -258,7 +256,7 @@ func componentCell(c *analysis.Crash, f analysis.Frame) string {
 	return filepath.Base(f.Module)
 }
 
-func anyComponentMissing(c *analysis.Crash) bool {
+func anyComponentMissing(c *model.Crash) bool {
 	for _, m := range c.Modules {
 		if m.Component == nil {
 			return true
@@ -269,7 +267,7 @@ func anyComponentMissing(c *analysis.Crash) bool {
 
 func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-func instruction(p *printer, c *analysis.Crash) {
+func instruction(p *printer, c *model.Crash) {
 	in := c.Instruction
 	if liveDump(c) {
 		p.f("Not applicable: no thread faulted (a live process was dumped).\n\n")
@@ -323,7 +321,7 @@ func orDash(s string) string {
 	return s
 }
 
-func environment(p *printer, c *analysis.Crash) {
+func environment(p *printer, c *model.Crash) {
 	p.f("| Module | Build ID | Component | Version | Git Hash |\n|---|---|---|---|---|\n")
 	for _, m := range c.Modules {
 		if m.Path == "[vdso]" {
@@ -352,7 +350,7 @@ func orDash2(s string) string {
 	return s
 }
 
-func rootCause(p *printer, c *analysis.Crash) {
+func rootCause(p *printer, c *model.Crash) {
 	cls := c.Classification
 	p.f("%s\n\n", cls.Summary)
 	switch cls.Context {
@@ -371,7 +369,7 @@ func rootCause(p *printer, c *analysis.Crash) {
 	}
 }
 
-func threadsSection(p *printer, c *analysis.Crash) {
+func threadsSection(p *printer, c *model.Crash) {
 	cls := c.Classification
 	if len(cls.Locks) > 0 {
 		p.f("Threads waiting on mutexes:\n\n| Thread | Mutex | Address | Held by |\n|---|---|---|---|\n")
@@ -454,7 +452,7 @@ func isSystemModule(path string) bool {
 }
 
 // nextSteps recommends what to do, by kind, context and determinism.
-func nextSteps(c *analysis.Crash, determinism string) []string {
+func nextSteps(c *model.Crash, determinism string) []string {
 	cls := c.Classification
 	var out []string
 	where := "the culprit frame"

@@ -10,12 +10,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 // JSON writes the model exactly as `faultline analyze --json` prints it.
-func JSON(w io.Writer, c *analysis.Crash) error {
+func JSON(w io.Writer, c *model.Crash) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -24,7 +23,7 @@ func JSON(w io.Writer, c *analysis.Crash) error {
 
 // Text writes the terminal report: the signal and faulting instruction, the
 // crashing thread, then the other threads with identical stacks grouped.
-func Text(w io.Writer, c *analysis.Crash) error {
+func Text(w io.Writer, c *model.Crash) error {
 	p := &printer{w: w}
 	if c.Dump.Arch != "" {
 		p.f("faultline: %s (%s, %s)\n", c.Dump.Path, c.Dump.Format, c.Dump.Arch)
@@ -105,8 +104,8 @@ func Text(w io.Writer, c *analysis.Crash) error {
 }
 
 // FrameLine formats one frame like gdb's bt: "#3  0x... in f at file.c:12".
-func FrameLine(fr analysis.Frame) string {
-	if fr.Function == analysis.SignalFrameName {
+func FrameLine(fr model.Frame) string {
+	if fr.Function == model.SignalFrameName {
 		return fmt.Sprintf("#%-3d %s", fr.Index, fr.Function)
 	}
 	var b strings.Builder
@@ -129,7 +128,7 @@ func FrameLine(fr analysis.Frame) string {
 	if fr.Inlined {
 		b.WriteString("  [inlined]")
 	}
-	if fr.Trust != analysis.TrustCFI && fr.Trust != analysis.TrustContext && fr.Trust != "" {
+	if fr.Trust != model.TrustCFI && fr.Trust != model.TrustContext && fr.Trust != "" {
 		fmt.Fprintf(&b, "  [%s]", fr.Trust)
 	}
 	return b.String()
@@ -137,17 +136,17 @@ func FrameLine(fr analysis.Frame) string {
 
 // ThreadGroup is a set of threads whose stacks are identical.
 type ThreadGroup struct {
-	Threads []analysis.Thread
+	Threads []model.Thread
 }
 
 // GroupThreads groups threads with identical stacks (same functions and
 // lines), the crashing thread alone and first, then larger groups first.
-func GroupThreads(c *analysis.Crash) []ThreadGroup {
+func GroupThreads(c *model.Crash) []ThreadGroup {
 	var groups []ThreadGroup
 	index := map[string]int{}
 	for _, t := range c.Threads {
 		if t.Crashed {
-			groups = append([]ThreadGroup{{Threads: []analysis.Thread{t}}}, groups...)
+			groups = append([]ThreadGroup{{Threads: []model.Thread{t}}}, groups...)
 			for k := range index {
 				index[k]++
 			}
@@ -159,7 +158,7 @@ func GroupThreads(c *analysis.Crash) []ThreadGroup {
 			continue
 		}
 		index[key] = len(groups)
-		groups = append(groups, ThreadGroup{Threads: []analysis.Thread{t}})
+		groups = append(groups, ThreadGroup{Threads: []model.Thread{t}})
 	}
 	start := 0
 	if len(groups) > 0 && groups[0].Threads[0].Crashed {
@@ -173,7 +172,7 @@ func GroupThreads(c *analysis.Crash) []ThreadGroup {
 // stackKey is what threads grouped together share: every frame's
 // function, line and module, and for a frame of unknown function (JIT
 // code, a stripped library) its pc, so that different code never merges.
-func stackKey(t analysis.Thread) string {
+func stackKey(t model.Thread) string {
 	var b strings.Builder
 	for _, f := range t.Frames {
 		fmt.Fprintf(&b, "%s|%s|%d|%s", f.Function, f.File, f.Line, f.Module)

@@ -1,37 +1,37 @@
-package analysis
+package logs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
-	"github.com/faultline-dev/faultline/analysis/classify"
-	"github.com/faultline-dev/faultline/analysis/logs"
+	"github.com/faultline-dev/faultline/analysis/model"
 )
 
-// readGDBLog reads a pasted gdb session (`bt`, `thread apply all bt`,
+// ReadGDBCrash reads a pasted gdb session (`bt`, `thread apply all bt`,
 // `info threads`) into the model: the frames as gdb printed them, the
 // current thread crashed. Nothing is unwound, so frames carry no trust.
-func readGDBLog(path string, open func() (io.ReadCloser, error)) (*Crash, bool, error) {
+func ReadGDBCrash(path string, open func() (io.ReadCloser, error)) (*model.Crash, bool, error) {
 	r, err := open()
 	if err != nil {
 		return nil, false, err
 	}
-	gl, err := logs.ParseGDB(r)
+	gl, err := ParseGDB(r)
 	r.Close()
-	if errors.Is(err, logs.ErrNotGDBLog) {
+	if errors.Is(err, ErrNotGDBLog) {
 		return nil, false, nil
 	}
-	var problems []Problem
-	if errors.Is(err, logs.ErrLimit) {
-		problems = append(problems, Problem{Message: "the gdb log is larger than faultline reads: " + err.Error()})
+	var problems []model.Problem
+	if errors.Is(err, ErrLimit) {
+		problems = append(problems, model.Problem{Message: "the gdb log is larger than faultline reads: " + err.Error()})
 	} else if err != nil {
 		return nil, false, err
 	}
-	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "gdb-log"}, Threads: []Thread{},
-		Modules: []Module{}, Problems: append([]Problem{}, problems...)}
+	c := &model.Crash{Schema: model.Schema, Dump: model.Dump{Path: path, Format: "gdb-log"}, Threads: []model.Thread{},
+		Modules: []model.Module{}, Problems: append([]model.Problem{}, problems...)}
 	if gl.Signal != "" {
-		if n, ok := signalNumber(gl.Signal); ok {
-			c.Signal = &Signal{Number: n, Name: gl.Signal}
+		if n, ok := model.SignalNumber(gl.Signal); ok {
+			c.Signal = &model.Signal{Number: n, Name: gl.Signal}
 		}
 	}
 	current := gl.CurrentThread
@@ -43,14 +43,14 @@ func readGDBLog(path string, open func() (io.ReadCloser, error)) (*Crash, bool, 
 		if id == 0 {
 			id = gt.Num
 		}
-		th := Thread{ID: id, Name: gt.Name, Crashed: gt.Num == current && c.Signal != nil, Truncated: gt.Stopped}
+		th := model.Thread{ID: id, Name: gt.Name, Crashed: gt.Num == current && c.Signal != nil, Truncated: gt.Stopped}
 		for _, gf := range gt.Frames {
-			f := Frame{Index: len(th.Frames), Function: gf.Function, File: gf.File, Line: gf.Line, Module: gf.Library}
+			f := model.Frame{Index: len(th.Frames), Function: gf.Function, File: gf.File, Line: gf.Line, Module: gf.Library}
 			if gf.Signal {
-				f.Function, f.Signal = SignalFrameName, true
+				f.Function, f.Signal = model.SignalFrameName, true
 			}
 			if gf.HasPC {
-				f.Addr, f.PC = gf.PC, hexAddr(gf.PC)
+				f.Addr, f.PC = gf.PC, fmt.Sprintf("%#x", gf.PC)
 			}
 			// gdb prints the pc on the innermost level of a physical frame
 			// only: a frame without one is an outer level of the frame
@@ -75,16 +75,5 @@ func readGDBLog(path string, open func() (io.ReadCloser, error)) (*Crash, bool, 
 	if len(c.Threads) == 0 {
 		return nil, false, nil
 	}
-	classify.Classify(c, nil)
 	return c, true, nil
-}
-
-// signalNumber is the number of a signal name such as "SIGSEGV".
-func signalNumber(name string) (int, bool) {
-	for n, s := range signalNames {
-		if s == name {
-			return n, true
-		}
-	}
-	return 0, false
 }

@@ -1,4 +1,4 @@
-package analysis
+package native
 
 import (
 	"fmt"
@@ -7,14 +7,15 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
+	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/unwind"
 )
 
 // crash builds the model: every thread unwound and symbolized, the signal,
 // the faulting instruction, the modules, and the problems met on the way.
-func (p *process) crash(path string) *Crash {
+func (p *Process) crash(path string) *model.Crash {
 	core := p.core
-	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "elf-core", Arch: archName(core.Machine)}}
+	c := &model.Crash{Schema: model.Schema, Dump: model.Dump{Path: path, Format: "elf-core", Arch: archName(core.Machine)}}
 	if p.exe != nil {
 		c.Dump.Executable = p.exe.path
 	} else if fn := core.ExecFn(); fn != "" {
@@ -37,7 +38,7 @@ func (p *process) crash(path string) *Crash {
 			p.opt.Progress(fmt.Sprintf("unwinding thread %d of %d", i+1, total), i, total)
 		}
 		t := &core.Threads[i]
-		th := Thread{ID: t.LWP, Crashed: i == 0 && c.Signal != nil}
+		th := model.Thread{ID: t.LWP, Crashed: i == 0 && c.Signal != nil}
 		named, start, ok := threadRegs(t)
 		if !ok {
 			p.problem("", "thread %d has no registers in the core", t.LWP)
@@ -55,9 +56,9 @@ func (p *process) crash(path string) *Crash {
 			c.Instruction = p.instruction(core.Threads[0], th)
 			if p.opt.OnCrashingThread != nil && total > 1 {
 				partial := *c
-				partial.Threads = append([]Thread(nil), c.Threads...)
+				partial.Threads = append([]model.Thread(nil), c.Threads...)
 				partial.Modules = p.modelModules()
-				partial.Problems = append([]Problem{}, p.problems...)
+				partial.Problems = append([]model.Problem{}, p.problems...)
 				p.opt.OnCrashingThread(&partial)
 			}
 		}
@@ -69,18 +70,18 @@ func (p *process) crash(path string) *Crash {
 	p.reportMissingDebug(c)
 	c.Problems = p.problems
 	if c.Problems == nil {
-		c.Problems = []Problem{}
+		c.Problems = []model.Problem{}
 	}
 	return c
 }
 
 // signal reads the fatal signal from NT_SIGINFO, else from the first
 // thread's pr_cursig. A core written by gcore has neither.
-func (p *process) signal() *Signal {
+func (p *Process) signal() *model.Signal {
 	core := p.core
 	if si := core.Signal; si != nil && si.Signo != 0 {
-		s := &Signal{Number: int(si.Signo), Name: SignalName(int(si.Signo)), Code: SignalCodeName(int(si.Signo), si.Code)}
-		if SignalHasAddress(int(si.Signo), si.Code) || (si.Signo == 11 && si.Code == 0x80) {
+		s := &model.Signal{Number: int(si.Signo), Name: model.SignalName(int(si.Signo)), Code: model.SignalCodeName(int(si.Signo), si.Code)}
+		if model.SignalHasAddress(int(si.Signo), si.Code) || (si.Signo == 11 && si.Code == 0x80) {
 			s.Address = hexAddr(si.Addr)
 		}
 		if si.Code <= 0 {
@@ -92,19 +93,19 @@ func (p *process) signal() *Signal {
 	}
 	if len(core.Threads) > 0 && core.Threads[0].Signal != 0 {
 		n := core.Threads[0].Signal
-		return &Signal{Number: n, Name: SignalName(n)}
+		return &model.Signal{Number: n, Name: model.SignalName(n)}
 	}
 	return nil
 }
 
 // instruction decodes the crashing thread's faulting instruction.
-func (p *process) instruction(t elfcore.Thread, th Thread) *Instruction {
+func (p *Process) instruction(t elfcore.Thread, th model.Thread) *model.Instruction {
 	named, _, ok := threadRegs(&t)
 	if !ok {
 		return nil
 	}
 	pc := pcOf(named)
-	in := &Instruction{PC: hexAddr(pc), Registers: map[string]string{}}
+	in := &model.Instruction{PC: hexAddr(pc), Registers: map[string]string{}}
 	for k, v := range named {
 		in.Registers[k] = hexAddr(v)
 	}
@@ -128,7 +129,7 @@ func (p *process) instruction(t elfcore.Thread, th Thread) *Instruction {
 }
 
 // symbolFor names addr for branch targets in disassembly.
-func (p *process) symbolFor(addr uint64) (string, uint64) {
+func (p *Process) symbolFor(addr uint64) (string, uint64) {
 	m := p.moduleAt(addr)
 	if m == nil || m.symbols() == nil {
 		return "", 0
@@ -155,30 +156,30 @@ func x86Named(r elfcore.X86_64Regs) map[string]uint64 {
 // symbolizer turns physical frames into model frames, one per inline level,
 // caching lookups by pc (threads share most of their frames).
 type symbolizer struct {
-	p     *process
-	cache map[uint64][]Frame
+	p     *Process
+	cache map[uint64][]model.Frame
 
 	space     *debuginfo.AddressSpace // built on first use
 	tailCalls map[[2]uint64][]uint64  // by caller pc and callee pc
 }
 
-func newSymbolizer(p *process) *symbolizer {
-	return &symbolizer{p: p, cache: map[uint64][]Frame{}, tailCalls: map[[2]uint64][]uint64{}}
+func newSymbolizer(p *Process) *symbolizer {
+	return &symbolizer{p: p, cache: map[uint64][]model.Frame{}, tailCalls: map[[2]uint64][]uint64{}}
 }
 
 // frames symbolizes one thread's physical frames as gdb's bt lists them:
 // every inline level, "<signal handler called>" for sigreturn trampolines,
 // the tail-call frames gdb infers between a frame and its caller, and
 // nothing past main (gdb's "backtrace past-main" is off by default).
-func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]Frame, string) {
-	var out []Frame
+func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]model.Frame, string) {
+	var out []model.Frame
 	for i, pf := range phys {
 		if i > 0 {
 			out = s.appendTailCalls(out, phys[i-1], pf)
 		}
 		if pf.SignalTrampoline {
-			out = append(out, Frame{Index: len(out), PC: hexAddr(pf.PC), Addr: pf.PC, Function: SignalFrameName,
-				Trust: Trust(pf.Trust), CFA: pf.CFA, Signal: true})
+			out = append(out, model.Frame{Index: len(out), PC: hexAddr(pf.PC), Addr: pf.PC, Function: model.SignalFrameName,
+				Trust: model.Trust(pf.Trust), CFA: pf.CFA, Signal: true})
 			continue
 		}
 		levels := s.lookup(pf.PC, pf.ReturnAddress)
@@ -186,7 +187,7 @@ func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]Frame, string) 
 		isMain := false
 		for _, l := range levels {
 			l.Index = len(out)
-			l.Trust = Trust(pf.Trust)
+			l.Trust = model.Trust(pf.Trust)
 			l.CFA = pf.CFA
 			l.Regs = regs
 			if l.Function == "main" && !l.Inlined {
@@ -206,7 +207,7 @@ func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]Frame, string) 
 // unwound with DWARF CFI (dwarf2_tailcall_sniffer_first), it shows each as
 // one frame named after the innermost function at the tail call, with the
 // caller's trust and the callee's CFA (a tail call reuses its frame).
-func (s *symbolizer) appendTailCalls(out []Frame, callee, caller unwind.Frame) []Frame {
+func (s *symbolizer) appendTailCalls(out []model.Frame, callee, caller unwind.Frame) []model.Frame {
 	if callee.SignalTrampoline || caller.SignalTrampoline || !caller.ReturnAddress || caller.Trust != unwind.TrustCFI {
 		return out
 	}
@@ -224,7 +225,7 @@ func (s *symbolizer) appendTailCalls(out []Frame, callee, caller unwind.Frame) [
 		f := s.lookup(pc, true)[0]
 		f.Index = len(out)
 		f.Inlined = false
-		f.Trust = Trust(caller.Trust)
+		f.Trust = model.Trust(caller.Trust)
 		f.CFA = callee.CFA
 		out = append(out, f)
 	}
@@ -247,29 +248,29 @@ func (s *symbolizer) addressSpace() *debuginfo.AddressSpace {
 	return s.space
 }
 
-func (s *symbolizer) lookup(pc uint64, returnAddress bool) []Frame {
+func (s *symbolizer) lookup(pc uint64, returnAddress bool) []model.Frame {
 	key := pc << 1
 	if returnAddress {
 		key |= 1
 	}
 	if fs, ok := s.cache[key]; ok {
-		return append([]Frame(nil), fs...)
+		return append([]model.Frame(nil), fs...)
 	}
 	fs := s.symbolize(pc, returnAddress)
 	s.cache[key] = fs
-	return append([]Frame(nil), fs...)
+	return append([]model.Frame(nil), fs...)
 }
 
-func (s *symbolizer) symbolize(pc uint64, returnAddress bool) []Frame {
-	base := Frame{PC: hexAddr(pc), Addr: pc}
+func (s *symbolizer) symbolize(pc uint64, returnAddress bool) []model.Frame {
+	base := model.Frame{PC: hexAddr(pc), Addr: pc}
 	m := s.p.moduleAt(pc)
 	if m == nil {
-		return []Frame{base}
+		return []model.Frame{base}
 	}
 	base.Module = m.path
 	syms := m.symbols()
 	if syms == nil {
-		return []Frame{base}
+		return []model.Frame{base}
 	}
 	look := pc - m.bias
 	if returnAddress && look > 0 {
@@ -277,9 +278,9 @@ func (s *symbolizer) symbolize(pc uint64, returnAddress bool) []Frame {
 	}
 	locs := syms.Lookup(look)
 	if len(locs) == 0 {
-		return []Frame{base}
+		return []model.Frame{base}
 	}
-	out := make([]Frame, 0, len(locs))
+	out := make([]model.Frame, 0, len(locs))
 	for _, l := range locs {
 		f := base
 		f.Function = l.Function

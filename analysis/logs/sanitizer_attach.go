@@ -1,48 +1,47 @@
-package analysis
+package logs
 
 import (
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/faultline-dev/faultline/analysis/logs"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 // maxSanitizerLog caps how much of a sanitizer log is read.
 const maxSanitizerLog = 64 << 20
 
-// attachSanitizerLog reads the sanitizer report in the log at path into
+// AttachSanitizerLog reads the sanitizer report in the log at path into
 // c.Sanitizer, for classification; what does not fit (no report, another
 // process's) becomes a problem.
-func attachSanitizerLog(c *Crash, path string) {
+func AttachSanitizerLog(c *model.Crash, path string) {
 	f, err := os.Open(path)
 	if err != nil {
-		c.Problems = append(c.Problems, Problem{Message: fmt.Sprintf("cannot read the sanitizer log: %v", err)})
+		c.Problems = append(c.Problems, model.Problem{Message: fmt.Sprintf("cannot read the sanitizer log: %v", err)})
 		return
 	}
 	defer f.Close()
-	rep, err := logs.ParseASan(io.LimitReader(f, maxSanitizerLog))
+	rep, err := ParseASan(io.LimitReader(f, maxSanitizerLog))
 	if err != nil {
-		c.Problems = append(c.Problems, Problem{Message: fmt.Sprintf("%s: %v", path, err)})
+		c.Problems = append(c.Problems, model.Problem{Message: fmt.Sprintf("%s: %v", path, err)})
 		return
 	}
 	if rep.PID != 0 && c.Dump.PID != 0 && rep.PID != c.Dump.PID {
-		c.Problems = append(c.Problems, Problem{Message: fmt.Sprintf(
+		c.Problems = append(c.Problems, model.Problem{Message: fmt.Sprintf(
 			"%s is %s's report for pid %d, the core is of pid %d: not used", path, rep.Tool, rep.PID, c.Dump.PID)})
 		return
 	}
 	s := &model.SanitizerReport{Tool: rep.Tool, Bug: rep.Bug, Access: rep.Access, Size: rep.Size, Log: path,
 		AllocatedAt: firstSourceFrame(rep.AllocatedBy), FreedAt: firstSourceFrame(rep.FreedBy)}
 	if rep.Address != 0 {
-		s.Address = hexAddr(rep.Address)
+		s.Address = fmt.Sprintf("%#x", rep.Address)
 	}
 	c.Sanitizer = s
 }
 
 // firstSourceFrame names the first frame with a source line (the
 // program's, past the runtime's interceptors): "main (asan.c:22)".
-func firstSourceFrame(frames []logs.ASanFrame) string {
+func firstSourceFrame(frames []ASanFrame) string {
 	for _, f := range frames {
 		if f.File != "" && f.Line > 0 {
 			return fmt.Sprintf("%s (%s:%d)", f.Function, baseOf(f.File), f.Line)

@@ -1,4 +1,4 @@
-package analysis
+package model
 
 import "fmt"
 
@@ -91,4 +91,14 @@ func SignalHasAddress(signo int, code int32) bool {
 		return code > 0
 	}
 	return false
+}
+
+// SignalNumber is the number of a signal name such as "SIGSEGV".
+func SignalNumber(name string) (int, bool) {
+	for n, s := range signalNames {
+		if s == name {
+			return n, true
+		}
+	}
+	return 0, false
 }

@@ -1,4 +1,4 @@
-package analysis
+package native
 
 import (
 	"debug/elf"
@@ -63,7 +63,7 @@ func pcOf(named map[string]uint64) uint64 {
 }
 
 // decodeAt decodes the instruction at pc with the thread's registers.
-func (p *process) decodeAt(pc uint64, named map[string]uint64) (disasm.Instruction, int, error) {
+func (p *Process) decodeAt(pc uint64, named map[string]uint64) (disasm.Instruction, int, error) {
 	code := make([]byte, 16)
 	n, _ := p.ReadMemory(pc, code)
 	if n == 0 {
@@ -79,7 +79,7 @@ func (p *process) decodeAt(pc uint64, named map[string]uint64) (disasm.Instructi
 
 // disassembleARM64 lists the A64 instructions around pc: every instruction
 // is 4 bytes, so decoding goes backwards as easily as forwards.
-func (p *process) disassembleARM64(pc uint64, before, after int) []disasm.Instruction {
+func (p *Process) disassembleARM64(pc uint64, before, after int) []disasm.Instruction {
 	if pc%4 != 0 || before < 0 || after < 0 || before > 1<<12 || after > 1<<12 {
 		return nil
 	}

@@ -1,35 +1,42 @@
-package analysis
+package cuda
 
 import (
 	"fmt"
+	"io"
 
-	"github.com/faultline-dev/faultline/analysis/classify"
-	"github.com/faultline-dev/faultline/analysis/cuda"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
-// openCUDACore reads an NVIDIA GPU core dump (.nvcudmp, gzip'd or not)
-// into the crash model: the dump.format is "cuda-core" and the gpu section
+// ReadCrash reads an NVIDIA GPU core dump (.nvcudmp, decompressed) from r
+// into the crash model; path names it there and in errors: the dump.format is "cuda-core" and the gpu section
 // holds the device, the kernel, the launch and faulting coordinates, the
 // exception, errorPC and its full inline chain from the relocated cubin
-// the dump saved. The dump holds no host stack; OpenWithHostCore adds it.
-func openCUDACore(path string, opt Options) (*Crash, error) {
-	_ = opt // GPU dumps carry their cubins: nothing to locate on disk
-	d, err := cuda.OpenCoreDump(path)
+// the dump saved. The dump holds no host stack; analysis.OpenWithHostCore adds it. GPU
+// dumps carry their cubins: there is nothing to locate on disk.
+func ReadCrash(path string, r io.Reader) (*model.Crash, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxDumpBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "cuda-core"}, Threads: []Thread{}, Modules: []Module{},
-		Problems: []Problem{}}
+	if len(data) > maxDumpBytes {
+		return nil, fmt.Errorf("%s is larger than %d GiB", path, maxDumpBytes>>30)
+	}
+	d, err := ParseCoreDump(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	d.Path = path
+	c := &model.Crash{Schema: model.Schema, Dump: model.Dump{Path: path, Format: "cuda-core"}, Threads: []model.Thread{}, Modules: []model.Module{},
+		Problems: []model.Problem{}}
 	for _, p := range d.Problems {
-		c.Problems = append(c.Problems, Problem{Message: "GPU core: " + p})
+		c.Problems = append(c.Problems, model.Problem{Message: "GPU core: " + p})
 	}
 	for _, img := range d.Images {
 		if img.Cubin == nil || !img.Relocated {
 			continue
 		}
 		for _, p := range img.Cubin.Problems {
-			c.Problems = append(c.Problems, Problem{Module: img.Section, Message: p})
+			c.Problems = append(c.Problems, model.Problem{Module: img.Section, Message: p})
 		}
 		c.Modules = append(c.Modules, cubinModule(img))
 	}
@@ -37,14 +44,13 @@ func openCUDACore(path string, opt Options) (*Crash, error) {
 	if c.GPU != nil && c.Dump.Arch == "" {
 		c.Dump.Arch = c.GPU.Arch
 	}
-	classify.Classify(c, nil)
 	return c, nil
 }
 
 // cubinModule describes a relocated image as a module: its code range on
 // the device and whether it has line information.
-func cubinModule(img cuda.Image) Module {
-	m := Module{Path: img.Section, Symbols: "symtab"}
+func cubinModule(img Image) model.Module {
+	m := model.Module{Path: img.Section, Symbols: "symtab"}
 	if img.Cubin.HasLineInfo() {
 		m.Symbols = "lineinfo"
 	}
@@ -63,8 +69,8 @@ func cubinModule(img cuda.Image) Module {
 // gpuSection fills the model's gpu section from the dump's fault: the
 // first lane with an exception, else (a dump requested through
 // CUDA_COREDUMP_PIPE while a kernel hangs) the first resident lane.
-func gpuSection(d *cuda.CoreDump, c *Crash) *GPU {
-	g := &GPU{}
+func gpuSection(d *CoreDump, c *model.Crash) *model.GPU {
+	g := &model.GPU{}
 	if len(d.Devices) > 0 {
 		g.Device = d.Devices[0].Name
 		g.Arch = d.Devices[0].SMType
@@ -74,14 +80,14 @@ func gpuSection(d *cuda.CoreDump, c *Crash) *GPU {
 	if f == nil {
 		for wi := range d.Warps {
 			if w := &d.Warps[wi]; len(w.Lanes) > 0 {
-				f = &cuda.Fault{Warp: w, Lane: &w.Lanes[0], PC: w.Lanes[0].PC, Grid: d.Grid(w.Device, w.GridID)}
+				f = &Fault{Warp: w, Lane: &w.Lanes[0], PC: w.Lanes[0].PC, Grid: d.Grid(w.Device, w.GridID)}
 				hang = true
 				break
 			}
 		}
 	}
 	if f == nil {
-		c.Problems = append(c.Problems, Problem{Message: "GPU core: no resident warp: the dump names no faulting or running kernel"})
+		c.Problems = append(c.Problems, model.Problem{Message: "GPU core: no resident warp: the dump names no faulting or running kernel"})
 		return g
 	}
 	if f.Warp.Device < len(d.Devices) {
@@ -115,7 +121,7 @@ func gpuSection(d *cuda.CoreDump, c *Crash) *GPU {
 	}
 	loc, img, err := d.Lookup(f.PC)
 	if err != nil {
-		c.Problems = append(c.Problems, Problem{Message: "GPU core: " + err.Error()})
+		c.Problems = append(c.Problems, model.Problem{Message: "GPU core: " + err.Error()})
 		if f.Grid != nil {
 			if kl, _, err := d.Lookup(f.Grid.FunctionEntry); err == nil {
 				g.Kernel, g.KernelSymbol = kl.Function, kl.Symbol
@@ -133,56 +139,18 @@ func gpuSection(d *cuda.CoreDump, c *Crash) *GPU {
 	}
 	g.Offset = fmt.Sprintf("%s+%#x", loc.Section, loc.Offset)
 	if len(loc.Frames) == 0 {
-		c.Problems = append(c.Problems, Problem{Module: img.Section,
+		c.Problems = append(c.Problems, model.Problem{Module: img.Section,
 			Message: "the faulting kernel has no line information: rebuild with -lineinfo (NVCC_PREPEND_FLAGS='-lineinfo')"})
-		g.Frames = []Frame{{PC: g.ErrorPC, Addr: f.PC, Function: loc.Function, Module: img.Section,
-			Offset: loc.SymbolOffset, Trust: TrustContext}}
+		g.Frames = []model.Frame{{PC: g.ErrorPC, Addr: f.PC, Function: loc.Function, Module: img.Section,
+			Offset: loc.SymbolOffset, Trust: model.TrustContext}}
 		return g
 	}
 	for i, fr := range loc.Frames {
 		// Inline levels share the physical frame's trust: the pc comes
 		// from the dump's warp state.
-		g.Frames = append(g.Frames, Frame{Index: i, PC: g.ErrorPC, Addr: f.PC, Module: img.Section,
+		g.Frames = append(g.Frames, model.Frame{Index: i, PC: g.ErrorPC, Addr: f.PC, Module: img.Section,
 			Function: fr.Function, File: fr.File, Line: fr.Line, Column: fr.Column,
-			Inlined: i < len(loc.Frames)-1, Trust: TrustContext, Offset: loc.SymbolOffset})
+			Inlined: i < len(loc.Frames)-1, Trust: model.TrustContext, Offset: loc.SymbolOffset})
 	}
 	return g
-}
-
-// OpenWithHostCore opens a GPU core dump together with the CPU core dump
-// of the process that launched its kernels: the host threads come from the
-// CPU core, and the crashing thread is the one that launched the faulting
-// grid (attrHostTid) when the CPU core has it.
-func OpenWithHostCore(gpuDump, hostCore string, opt Options) (*Crash, error) {
-	gc, err := openCUDACore(gpuDump, opt)
-	if err != nil {
-		return nil, err
-	}
-	hc, err := Open(hostCore, opt)
-	if err != nil {
-		gc.Problems = append(gc.Problems, Problem{Message: fmt.Sprintf("host core %s: %v", hostCore, err)})
-		return gc, nil
-	}
-	hc.GPU = gc.GPU
-	hc.Dump.Format = "cuda-core"
-	hc.Modules = append(hc.Modules, gc.Modules...)
-	hc.Problems = append(hc.Problems, gc.Problems...)
-	if t := gc.GPU.HostThread; t != 0 {
-		found := false
-		for i := range hc.Threads {
-			found = found || hc.Threads[i].ID == t
-		}
-		if found {
-			hc.CrashingThread = t
-			for i := range hc.Threads {
-				hc.Threads[i].Crashed = hc.Threads[i].ID == t
-			}
-		} else {
-			hc.Problems = append(hc.Problems, Problem{Message: fmt.Sprintf(
-				"the kernel was launched by host thread %d, which the CPU core does not have (another process or a later core?)", t)})
-		}
-	}
-	hc.Classification = nil
-	classify.Classify(hc, nil)
-	return hc, nil
 }

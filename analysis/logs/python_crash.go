@@ -1,125 +1,38 @@
-package analysis
+package logs
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/faultline-dev/faultline/analysis/logs"
 	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/python"
 )
 
-// errNoMemory is Session.ReadMemory's error for a dump read from a log.
-var errNoMemory = errors.New("this dump is a log: it holds no process memory")
-
-// logReader turns a text log into the crash model; ok is false when the
-// log is not of its kind.
-type logReader func(path string, open func() (io.ReadCloser, error)) (c *Crash, ok bool, err error)
-
-// logReaders are tried in order on a text log.
-var logReaders = []logReader{readFaulthandlerLog, readTracebackLog, readGDBLog}
-
-// openLog opens path when it is a text log (plain or gzip'd) rather than a
-// binary dump: ok is false for anything else, which OpenSession then reads
-// as a core. A text log that no reader recognises is an error that says
-// which logs faultline reads.
-func openLog(path string, opt Options) (*Session, bool, error) {
-	_ = opt // logs name no files to locate
-	open := func() (io.ReadCloser, error) { return openMaybeGzip(path) }
-	if !isTextFile(open) {
-		return nil, false, nil
-	}
-	for _, read := range logReaders {
-		c, ok, err := read(path, open)
-		if err != nil {
-			return nil, true, fmt.Errorf("%s: %w", path, err)
-		}
-		if ok {
-			return &Session{Crash: c}, true, nil
-		}
-	}
-	return nil, true, fmt.Errorf("%s is a text file with no crash faultline can read "+
-		"(faulthandler output, a Python traceback or a gdb backtrace)", path)
-}
-
-// openMaybeGzip opens a file, through gzip when it starts with gzip's magic.
-func openMaybeGzip(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	br := bufio.NewReader(f)
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		return readCloser{zr, f}, nil
-	}
-	return readCloser{br, f}, nil
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
-// isTextFile says whether the file's first 4 KiB look like text: no NUL
-// byte, no ELF magic, and mostly valid UTF-8 (a cut at the end is fine).
-func isTextFile(open func() (io.ReadCloser, error)) bool {
-	r, err := open()
-	if err != nil {
-		return false
-	}
-	defer r.Close()
-	b := make([]byte, 4096)
-	n, _ := io.ReadFull(r, b)
-	b = b[:n]
-	if n == 0 || bytes.HasPrefix(b, []byte("\x7fELF")) || bytes.IndexByte(b, 0) >= 0 {
-		return false
-	}
-	bad := 0
-	for len(b) > 0 {
-		rn, size := utf8.DecodeRune(b)
-		if rn == utf8.RuneError && size <= 1 && len(b) >= utf8.UTFMax {
-			bad++
-		}
-		b = b[max(size, 1):]
-	}
-	return bad*100 < n // under 1% invalid bytes
-}
-
-// readFaulthandlerLog reads CPython faulthandler output: every thread with
+// ReadFaulthandlerCrash reads CPython faulthandler output: every thread with
 // its Python frames, the current thread crashed.
-func readFaulthandlerLog(path string, open func() (io.ReadCloser, error)) (*Crash, bool, error) {
+func ReadFaulthandlerCrash(path string, open func() (io.ReadCloser, error)) (*model.Crash, bool, error) {
 	r, err := open()
 	if err != nil {
 		return nil, false, err
 	}
-	fh, err := logs.ParseFaulthandler(r)
+	fh, err := ParseFaulthandler(r)
 	r.Close()
-	if errors.Is(err, logs.ErrNotFaulthandler) {
+	if errors.Is(err, ErrNotFaulthandler) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "faulthandler"}, Threads: []Thread{},
-		Modules: []Module{}, Problems: []Problem{}}
-	if n, ok := signalNumber(fh.Signal); ok {
-		c.Signal = &Signal{Number: n, Name: fh.Signal}
+	c := &model.Crash{Schema: model.Schema, Dump: model.Dump{Path: path, Format: "faulthandler"}, Threads: []model.Thread{},
+		Modules: []model.Module{}, Problems: []model.Problem{}}
+	if n, ok := model.SignalNumber(fh.Signal); ok {
+		c.Signal = &model.Signal{Number: n, Name: fh.Signal}
 	}
 	for _, t := range fh.Threads {
-		th := Thread{ID: int(t.ID), Crashed: t.Current && c.Signal != nil, Frames: pythonFrames(t.Frames)}
+		th := model.Thread{ID: int(t.ID), Crashed: t.Current && c.Signal != nil, Frames: pythonFrames(t.Frames)}
 		if t.ID != 0 {
 			th.Name = fmt.Sprintf("%#x", t.ID) // pthread_t, as faulthandler prints it
 		}
@@ -131,7 +44,7 @@ func readFaulthandlerLog(path string, open func() (io.ReadCloser, error)) (*Cras
 		}
 		c.Threads = append(c.Threads, th)
 	}
-	c.Problems = append(c.Problems, Problem{Message: "faulthandler output holds Python frames only: " +
+	c.Problems = append(c.Problems, model.Problem{Message: "faulthandler output holds Python frames only: " +
 		"the core dump of the same crash has the native frames too (`faultline run` keeps both)"})
 	kind, what := model.KindUnknown, "a fatal error"
 	switch fh.Signal {
@@ -175,30 +88,30 @@ func readFaulthandlerLog(path string, open func() (io.ReadCloser, error)) (*Cras
 }
 
 // tracebacksOf parses the log's Python tracebacks, nil when there are none.
-func tracebacksOf(open func() (io.ReadCloser, error)) *logs.TracebackLog {
+func tracebacksOf(open func() (io.ReadCloser, error)) *TracebackLog {
 	r, err := open()
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
-	tb, err := logs.ParseTracebacks(r)
+	tb, err := ParseTracebacks(r)
 	if err != nil {
 		return nil
 	}
 	return tb
 }
 
-// readTracebackLog reads uncaught Python exceptions: each traceback is a
+// ReadTracebackCrash reads uncaught Python exceptions: each traceback is a
 // thread (the frames of one exception), the last one the crash.
-func readTracebackLog(path string, open func() (io.ReadCloser, error)) (*Crash, bool, error) {
+func ReadTracebackCrash(path string, open func() (io.ReadCloser, error)) (*model.Crash, bool, error) {
 	tb := tracebacksOf(open)
 	if tb == nil {
 		return nil, false, nil
 	}
-	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: "python-traceback"}, Threads: []Thread{},
-		Modules: []Module{}, Problems: []Problem{}}
+	c := &model.Crash{Schema: model.Schema, Dump: model.Dump{Path: path, Format: "python-traceback"}, Threads: []model.Thread{},
+		Modules: []model.Module{}, Problems: []model.Problem{}}
 	for i, t := range tb.Tracebacks {
-		th := Thread{ID: i + 1, Frames: pythonFrames(t.Frames), Name: t.Exception}
+		th := model.Thread{ID: i + 1, Frames: pythonFrames(t.Frames), Name: t.Exception}
 		if t.Thread != "" {
 			th.Name = t.Thread + ": " + t.Exception
 		}
@@ -231,10 +144,10 @@ func readTracebackLog(path string, open func() (io.ReadCloser, error)) (*Crash, 
 }
 
 // pythonFrames converts a log's Python frames (innermost first).
-func pythonFrames(fs []logs.PyFrame) []Frame {
-	out := make([]Frame, 0, len(fs))
+func pythonFrames(fs []PyFrame) []model.Frame {
+	out := make([]model.Frame, 0, len(fs))
 	for i, f := range fs {
-		out = append(out, Frame{Index: i, Function: f.Function, File: f.File, Line: f.Line, Language: python.Language})
+		out = append(out, model.Frame{Index: i, Function: f.Function, File: f.File, Line: f.Line, Language: python.Language})
 	}
 	return out
 }
@@ -243,8 +156,8 @@ func pythonFrames(fs []logs.PyFrame) []Frame {
 // has no registers or memory, so the kind comes from the signal alone; the
 // culprit is the innermost frame of the program's own code (not the
 // standard library's), and the signature is it and its caller.
-func pythonClassification(c *Crash, kind string) *Classification {
-	cls := &Classification{Kind: kind, Context: model.ContextRuntime, CulpritFrame: -1, Evidence: []string{}}
+func pythonClassification(c *model.Crash, kind string) *model.Classification {
+	cls := &model.Classification{Kind: kind, Context: model.ContextRuntime, CulpritFrame: -1, Evidence: []string{}}
 	t := crashingThread(c)
 	if t == nil {
 		cls.Signature = kind
@@ -259,7 +172,7 @@ func pythonClassification(c *Crash, kind string) *Classification {
 	return cls
 }
 
-func crashingThread(c *Crash) *Thread {
+func crashingThread(c *model.Crash) *model.Thread {
 	for i := range c.Threads {
 		if c.Threads[i].ID == c.CrashingThread && (c.Threads[i].Crashed || c.Signal == nil) {
 			return &c.Threads[i]
@@ -270,7 +183,7 @@ func crashingThread(c *Crash) *Thread {
 
 // culpritFrame returns the crashing thread's innermost frame of the
 // program's own code (else its innermost frame), nil when it has none.
-func culpritFrame(c *Crash) *Frame {
+func culpritFrame(c *model.Crash) *model.Frame {
 	t := crashingThread(c)
 	if t == nil {
 		return nil
@@ -283,7 +196,7 @@ func culpritFrame(c *Crash) *Frame {
 
 // ownFrame indexes the innermost frame outside the Python library, else
 // the innermost frame; -1 for no frames.
-func ownFrame(fs []Frame) int {
+func ownFrame(fs []model.Frame) int {
 	for i, f := range fs {
 		if !isPythonLibrary(f.File) {
 			return i

@@ -1,22 +1,21 @@
-package analysis
+package logs
 
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
-	"github.com/faultline-dev/faultline/analysis/classify"
-	"github.com/faultline-dev/faultline/analysis/logs"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
-// maxGPULogBytes bounds the GPU crash logs openGPULog reads.
+// maxGPULogBytes bounds the GPU crash logs ReadGPUCrash reads.
 const maxGPULogBytes = 256 << 20
 
-// gpuLogFormat sniffs a text log: "compute-sanitizer", "cuda-gdb",
-// "pytorch-cuda" (a Python traceback ending in a CUDA error), or "".
-func gpuLogFormat(b []byte) string {
+// GPULogFormat sniffs a text log (its first MiB is enough):
+// "compute-sanitizer", "cuda-gdb", "pytorch-cuda" (a Python traceback
+// ending in a CUDA error), or "".
+func GPULogFormat(b []byte) string {
 	switch {
 	case bytes.Contains(b, []byte("========= ")) &&
 		(bytes.Contains(b, []byte("COMPUTE-SANITIZER")) || bytes.Contains(b, []byte("CUDA-MEMCHECK")) ||
@@ -27,44 +26,30 @@ func gpuLogFormat(b []byte) string {
 		return "cuda-gdb"
 	case bytes.Contains(b, []byte("Traceback (most recent call last):")) && bytes.Contains(b, []byte("CUDA error: ")):
 		return "pytorch-cuda"
-	case logs.IsROCmLog(b):
+	case IsROCmLog(b):
 		return "rocm"
 	}
 	return ""
 }
 
-// IsGPULog says whether path is a GPU crash log openGPULog reads.
-func IsGPULog(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 1<<20)
-	n, _ := f.Read(head)
-	return gpuLogFormat(head[:n]) != ""
-}
-
-// openGPULog reads a compute-sanitizer report, a cuda-gdb session or a
+// ReadGPUCrash reads a compute-sanitizer report, a cuda-gdb session or a
 // PyTorch CUDA-error traceback into the crash model: the gpu section with
 // what the log says (kernel, exception, block and thread, source line),
 // the host stack as the crashing thread when the log has one, and notes.
-func openGPULog(path string) (*Crash, error) {
-	b, err := os.ReadFile(path)
+// path names the log in the model and in errors.
+func ReadGPUCrash(path string, r io.Reader) (*model.Crash, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxGPULogBytes))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxGPULogBytes {
-		b = b[:maxGPULogBytes]
-	}
-	format := gpuLogFormat(b)
-	c := &Crash{Schema: Schema, Dump: Dump{Path: path, Format: format}, Threads: []Thread{}, Modules: []Module{},
-		Problems: []Problem{}}
-	g := &GPU{}
+	format := GPULogFormat(b)
+	c := &model.Crash{Schema: model.Schema, Dump: model.Dump{Path: path, Format: format}, Threads: []model.Thread{}, Modules: []model.Module{},
+		Problems: []model.Problem{}}
+	g := &model.GPU{}
 	c.GPU = g
 	switch format {
 	case "compute-sanitizer":
-		rep, err := logs.ParseSanitizer(bytes.NewReader(b))
+		rep, err := ParseSanitizer(bytes.NewReader(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -73,36 +58,35 @@ func openGPULog(path string) (*Crash, error) {
 		}
 		sanitizerGPU(c, rep)
 	case "cuda-gdb":
-		l, err := logs.ParseCUDAGDB(bytes.NewReader(b))
+		l, err := ParseCUDAGDB(bytes.NewReader(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		cudaGDBGPU(g, l)
 		g.Vendor, g.Source = "nvidia", "cuda-gdb"
 	case "rocm":
-		l, err := logs.ParseROCm(bytes.NewReader(b))
+		l, err := ParseROCm(bytes.NewReader(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		logs.FillROCm(c, l)
+		FillROCm(c, l)
 	case "pytorch-cuda":
-		e, err := logs.ParseTorchCUDAError(bytes.NewReader(b))
+		e, err := ParseTorchCUDAError(bytes.NewReader(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		g.Exception = e.Error
 		g.Vendor, g.Source = "nvidia", "pytorch"
-		g.Notes = append(g.Notes, logs.AsyncCaveat)
-		t := Thread{ID: 1, Crashed: true, Name: "python"}
+		g.Notes = append(g.Notes, AsyncCaveat)
+		t := model.Thread{ID: 1, Crashed: true, Name: "python"}
 		for i, f := range e.Frames {
-			t.Frames = append(t.Frames, Frame{Index: i, Function: f.Function, File: f.File, Line: f.Line,
-				Trust: TrustContext})
+			t.Frames = append(t.Frames, model.Frame{Index: i, Function: f.Function, File: f.File, Line: f.Line,
+				Trust: model.TrustContext})
 		}
-		c.Threads, c.CrashingThread = []Thread{t}, 1
+		c.Threads, c.CrashingThread = []model.Thread{t}, 1
 	default:
 		return nil, fmt.Errorf("%s is not a GPU crash log faultline can read", path)
 	}
-	classify.Classify(c, nil)
 	return c, nil
 }
 
@@ -110,11 +94,11 @@ func dim3(v [3]uint32) *model.Dim3 { return &model.Dim3{X: v[0], Y: v[1], Z: v[2
 
 // sanitizerGPU fills the model from the first error of a report; the
 // others are listed as problems so none is lost.
-func sanitizerGPU(c *Crash, rep *logs.SanitizerReport) {
+func sanitizerGPU(c *model.Crash, rep *SanitizerReport) {
 	e := rep.Errors[0]
 	g := c.GPU
 	g.Vendor, g.Source = "nvidia", "compute-sanitizer"
-	g.Access, g.Allocation = logs.SanitizerAccess(e)
+	g.Access, g.Allocation = SanitizerAccess(e)
 	// Name the exception as cuda-gdb's classes do, keeping the
 	// sanitizer's words.
 	switch msg := strings.ToLower(e.Message); {
@@ -140,7 +124,7 @@ func sanitizerGPU(c *Crash, rep *logs.SanitizerReport) {
 		g.Offset = fmt.Sprintf("%s+%#x", stripParams(e.Function), e.Offset)
 	}
 	if e.File != "" {
-		g.Frames = append(g.Frames, Frame{Function: stripParams(e.Function), File: e.File, Line: e.Line, Trust: TrustContext})
+		g.Frames = append(g.Frames, model.Frame{Function: stripParams(e.Function), File: e.File, Line: e.Line, Trust: model.TrustContext})
 	}
 	// Device frames after the first repeat it (newer releases list the
 	// faulting function first).
@@ -148,7 +132,7 @@ func sanitizerGPU(c *Crash, rep *logs.SanitizerReport) {
 		if len(g.Frames) > 0 && f.File == g.Frames[len(g.Frames)-1].File && f.Line == g.Frames[len(g.Frames)-1].Line {
 			continue
 		}
-		g.Frames = append(g.Frames, Frame{Function: stripParams(f.Function), File: f.File, Line: f.Line, Trust: TrustContext})
+		g.Frames = append(g.Frames, model.Frame{Function: stripParams(f.Function), File: f.File, Line: f.Line, Trust: model.TrustContext})
 	}
 	for i := range g.Frames {
 		g.Frames[i].Index = i
@@ -159,21 +143,21 @@ func sanitizerGPU(c *Crash, rep *logs.SanitizerReport) {
 			strings.ToLower(e.Race.Access), e.Race.Function, e.Race.PC, e.Race.File, e.Race.Line))
 	}
 	if len(e.HostFrames) > 0 {
-		t := Thread{ID: 1, Crashed: true, Name: "kernel launch (host)"}
+		t := model.Thread{ID: 1, Crashed: true, Name: "kernel launch (host)"}
 		for i, f := range e.HostFrames {
-			t.Frames = append(t.Frames, Frame{Index: i, PC: fmt.Sprintf("%#x", f.PC), Addr: f.PC, Module: f.Module,
-				Function: f.Function, Trust: TrustScan})
+			t.Frames = append(t.Frames, model.Frame{Index: i, PC: fmt.Sprintf("%#x", f.PC), Addr: f.PC, Module: f.Module,
+				Function: f.Function, Trust: model.TrustScan})
 		}
-		c.Threads, c.CrashingThread = []Thread{t}, 1
+		c.Threads, c.CrashingThread = []model.Thread{t}, 1
 	}
 	for _, o := range rep.Errors[1:] {
-		c.Problems = append(c.Problems, Problem{Message: fmt.Sprintf("compute-sanitizer also reported: %s at %s+%#x (%s:%d)",
+		c.Problems = append(c.Problems, model.Problem{Message: fmt.Sprintf("compute-sanitizer also reported: %s at %s+%#x (%s:%d)",
 			o.Message, o.Function, o.Offset, o.File, o.Line)})
 	}
 }
 
 // cudaGDBGPU fills the model from a cuda-gdb log.
-func cudaGDBGPU(g *GPU, l *logs.CUDAGDBLog) {
+func cudaGDBGPU(g *model.GPU, l *CUDAGDBLog) {
 	g.Exception = l.Exception
 	if l.ErrorPC != 0 {
 		g.ErrorPC = fmt.Sprintf("%#x", l.ErrorPC)
@@ -187,10 +171,10 @@ func cudaGDBGPU(g *GPU, l *logs.CUDAGDBLog) {
 		if f.Launch != "" {
 			g.Kernel = f.Function
 		}
-		g.Frames = append(g.Frames, Frame{Index: i, Function: f.Function, File: f.File, Line: f.Line,
-			Inlined: f.PC == 0 && i < len(l.Frames)-1, Trust: TrustContext})
+		g.Frames = append(g.Frames, model.Frame{Index: i, Function: f.Function, File: f.File, Line: f.Line,
+			Inlined: f.PC == 0 && i < len(l.Frames)-1, Trust: model.TrustContext})
 		if f.InlinedFrom != "" {
-			g.Notes = append(g.Notes, "cuda-gdb shows one inline level ("+f.InlinedFrom+"); open the GPU core dump or "+
+			g.Notes = append(g.Notes, "cuda-gdb shows one inline level ("+f.InlinedFrom+"); open the model.GPU core dump or "+
 				"run `faultline gpu-lines` on the cubin for the whole chain")
 		}
 	}

@@ -1,4 +1,4 @@
-package analysis
+package native
 
 import (
 	"debug/elf"
@@ -38,7 +38,7 @@ const (
 // exeWithoutNTFile returns the executable to map when the core lists no
 // files: --exe, else the path the process was run with (AT_EXECFN, then
 // found like any module: as is, under the sysroot, in the search dirs).
-func (p *process) exeWithoutNTFile() string {
+func (p *Process) exeWithoutNTFile() string {
 	if p.opt.Exe != "" {
 		return p.opt.Exe
 	}
@@ -59,7 +59,7 @@ func (p *process) exeWithoutNTFile() string {
 // loadModulesFromLinkMap builds the module list of a core without NT_FILE:
 // the executable at the address its entry point says, then every object on
 // the dynamic linker's link_map list.
-func (p *process) loadModulesFromLinkMap(entry uint64) {
+func (p *Process) loadModulesFromLinkMap(entry uint64) {
 	exe := p.exeWithoutNTFile()
 	if exe == "" || entry == 0 {
 		p.problem("", "the core has no NT_FILE note and the executable is unknown: pass the crashed program with --exe to find its libraries through the dynamic linker's link_map")
@@ -79,7 +79,7 @@ func (p *process) loadModulesFromLinkMap(entry uint64) {
 
 // walkLinkMap adds a module for every shared object on the link_map list
 // found through exe's DT_DEBUG, and returns how many it added.
-func (p *process) walkLinkMap(exe *module) (int, error) {
+func (p *Process) walkLinkMap(exe *module) (int, error) {
 	rdebug, err := p.dtDebug(exe)
 	if err != nil {
 		return 0, err
@@ -121,7 +121,7 @@ func (p *process) walkLinkMap(exe *module) (int, error) {
 
 // dtDebug reads the executable's dynamic section in core memory (where the
 // dynamic linker has filled in DT_DEBUG) and returns the r_debug address.
-func (p *process) dtDebug(exe *module) (uint64, error) {
+func (p *Process) dtDebug(exe *module) (uint64, error) {
 	var dyn *elf.Prog
 	for _, ph := range exe.obj.ELF().Progs {
 		if ph.Type == elf.PT_DYNAMIC {
@@ -156,7 +156,7 @@ func (p *process) dtDebug(exe *module) (uint64, error) {
 
 // addLinkMapModule adds the object a link_map entry names: loaded with load
 // bias l_addr, its dynamic section at l_ld.
-func (p *process) addLinkMapModule(name string, bias, ld uint64) {
+func (p *Process) addLinkMapModule(name string, bias, ld uint64) {
 	m := &module{path: name, base: bias, bias: bias}
 	p.locate(m)
 	m.bias = bias // l_addr is the bias; locate's page-rounded guess is not needed
@@ -194,7 +194,7 @@ func (m *module) setExtentFromFile(ld uint64) {
 	m.base = m.lo
 }
 
-func (p *process) readWord(addr uint64) (uint64, error) {
+func (p *Process) readWord(addr uint64) (uint64, error) {
 	var b [8]byte
 	if _, err := p.ReadMemory(addr, b[:]); err != nil {
 		return 0, err
@@ -204,7 +204,7 @@ func (p *process) readWord(addr uint64) (uint64, error) {
 
 // readCString reads a NUL-terminated string of at most max bytes through
 // ReadMemory (core segments, then module files).
-func (p *process) readCString(addr uint64, max int) string {
+func (p *Process) readCString(addr uint64, max int) string {
 	if s := p.core.ReadCString(addr, max); s != "" {
 		return s
 	}

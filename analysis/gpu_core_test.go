@@ -1,4 +1,4 @@
-package analysis
+package analysis_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/cuda"
 	"github.com/faultline-dev/faultline/analysis/cuda/cudacoretest"
 )
@@ -17,13 +18,14 @@ import (
 const syntheticGPUCore = "../testdata/cuda/cores/illegal_address.sm_80.nvcudmp.gz"
 
 func TestOpenCUDACore(t *testing.T) {
-	if !cuda.IsCoreDump(syntheticGPUCore) {
-		t.Fatal("IsCoreDump is false for a GPU core dump")
+	cubin, err := os.ReadFile("../testdata/cuda/cubins/kernels.sm_80.cubin")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if cuda.IsCoreDump("../testdata/cuda/cubins/kernels.sm_80.cubin") {
-		t.Fatal("IsCoreDump is true for a cubin")
+	if cuda.IsCoreHeader(cubin) {
+		t.Fatal("IsCoreHeader is true for a cubin")
 	}
-	c, err := openCUDACore(syntheticGPUCore, Options{})
+	c, err := analysis.Open(syntheticGPUCore, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestOpenCUDACoreHang(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := openCUDACore(path, Options{})
+	c, err := analysis.Open(path, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package analysis
+package native
 
 import (
 	"debug/elf"
@@ -14,7 +14,7 @@ import (
 // in every module's symbol tables (link-time address plus the module's load
 // bias). libc is searched first, so that glibc's own variables
 // (__abort_msg) win over a program's symbol of the same name.
-func (p *process) SymbolAddress(name string) (uint64, bool) {
+func (p *Process) SymbolAddress(name string) (uint64, bool) {
 	mods := append([]*module(nil), p.modules...)
 	sort.SliceStable(mods, func(i, j int) bool { return isLibc(mods[i].path) && !isLibc(mods[j].path) })
 	for _, m := range mods {
@@ -36,7 +36,7 @@ func isLibc(path string) bool {
 
 // ThreadRegisters returns the registers the core recorded for thread lwp
 // (NT_PRSTATUS), by gdb's names.
-func (p *process) ThreadRegisters(lwp int) (map[string]uint64, bool) {
+func (p *Process) ThreadRegisters(lwp int) (map[string]uint64, bool) {
 	for _, t := range p.core.Threads {
 		if t.LWP != lwp {
 			continue
@@ -56,7 +56,7 @@ type dataSymbol struct {
 // DataSymbols names the object symbols (STT_OBJECT, e.g. a global mutex)
 // containing each address, "name" or "name+0x10", "" where none does. Each
 // module's ELF symbol tables are read once per call.
-func (p *process) DataSymbols(addrs []uint64) []string {
+func (p *Process) DataSymbols(addrs []uint64) []string {
 	out := make([]string, len(addrs))
 	tables := map[*module][]dataSymbol{}
 	for i, addr := range addrs {

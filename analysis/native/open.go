@@ -1,4 +1,4 @@
-package analysis
+package native
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
+	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/analysis/python"
 	"github.com/faultline-dev/faultline/analysis/unwind"
 )
 
@@ -41,21 +43,21 @@ type Options struct {
 	// OnCrashingThread, when set, receives the model with only the crashing
 	// thread unwound, before the other threads are: on cores with hundreds
 	// of threads an editor can show the crash at once.
-	OnCrashingThread func(partial *Crash)
+	OnCrashingThread func(partial *model.Crash)
 	// SanitizerLog is the log of a sanitizer's report of the same crash
 	// (AddressSanitizer's stderr); its bug type and stacks classify the core.
 	SanitizerLog string
 }
 
-// process is an opened core with its modules located: the state one analysis
+// Process is an opened core with its modules located: the state one analysis
 // works from.
-type process struct {
+type Process struct {
 	core     *elfcore.Core
 	opt      Options
 	locator  *debuginfo.Locator
 	modules  []*module // sorted by lo
 	exe      *module
-	problems []Problem
+	problems []model.Problem
 
 	problemsMu sync.Mutex // problem may be called while stacks are walked in parallel
 
@@ -64,37 +66,51 @@ type process struct {
 	downReported map[string]bool // servers already named in a problem
 }
 
-func newProcess(core *elfcore.Core, opt Options) (*process, error) {
+// Open locates the modules of an opened core (executable, shared
+// libraries, vdso, their debug files) and returns the process to read the
+// crash from. It fails only for machines faultline cannot unwind; what is
+// missing becomes a Problem. Close releases the core and the modules.
+func Open(core *elfcore.Core, opt Options) (*Process, error) {
 	if !supportedMachine(core.Machine) {
 		return nil, fmt.Errorf("%s: %v cores are not supported (x86-64 and aarch64 are)", core.Path, core.Machine)
 	}
-	p := &process{core: core, opt: opt}
+	p := &Process{core: core, opt: opt}
 	search := append([]string(nil), opt.SearchDirs...)
 	if opt.Exe != "" {
 		search = append(search, filepath.Dir(opt.Exe))
 	}
 	p.locator = &debuginfo.Locator{Sysroot: opt.Sysroot, DebugDirs: opt.DebugDirs, SearchDirs: search}
 	for _, pr := range core.Problems {
-		p.problems = append(p.problems, Problem{Message: "core: " + pr.String()})
+		p.problems = append(p.problems, model.Problem{Message: "core: " + pr.String()})
 	}
 	p.loadModules()
 	return p, nil
 }
 
-func (p *process) close() {
+// Close releases the modules' files and the core.
+func (p *Process) Close() error {
 	for _, m := range p.modules {
 		m.close()
 	}
+	return p.core.Close()
 }
 
-func (p *process) problem(module, format string, args ...any) {
+// Crash reads the crash model: every thread unwound and symbolized, with
+// the Python frames of CPython threads interleaved. path names the dump.
+func (p *Process) Crash(path string) *model.Crash {
+	c := p.crash(path)
+	python.Interleave(c, p)
+	return c
+}
+
+func (p *Process) problem(module, format string, args ...any) {
 	p.problemsMu.Lock()
 	defer p.problemsMu.Unlock()
-	p.problems = append(p.problems, Problem{Module: module, Message: fmt.Sprintf(format, args...)})
+	p.problems = append(p.problems, model.Problem{Module: module, Message: fmt.Sprintf(format, args...)})
 }
 
 // moduleAt returns the module whose mappings contain addr.
-func (p *process) moduleAt(addr uint64) *module {
+func (p *Process) moduleAt(addr uint64) *module {
 	i := sort.Search(len(p.modules), func(i int) bool { return p.modules[i].hi > addr })
 	if i < len(p.modules) && p.modules[i].lo <= addr {
 		return p.modules[i]
@@ -105,7 +121,7 @@ func (p *process) moduleAt(addr uint64) *module {
 // ReadMemory reads process memory: the core's dumped segments first, then
 // the file-backed mappings of modules (code and read-only data are usually
 // not dumped).
-func (p *process) ReadMemory(addr uint64, b []byte) (int, error) {
+func (p *Process) ReadMemory(addr uint64, b []byte) (int, error) {
 	n, err := p.core.ReadMemory(addr, b)
 	for n < len(b) {
 		a := addr + uint64(n)
@@ -137,7 +153,7 @@ func (p *process) ReadMemory(addr uint64, b []byte) (int, error) {
 }
 
 // ModuleAt implements unwind.Finder.
-func (p *process) ModuleAt(pc uint64) *unwind.Module {
+func (p *Process) ModuleAt(pc uint64) *unwind.Module {
 	m := p.moduleAt(pc)
 	if m == nil {
 		return nil

@@ -1,4 +1,4 @@
-package analysis
+package native
 
 import (
 	"debug/elf"
@@ -7,13 +7,14 @@ import (
 	"fmt"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/unwind"
 )
 
 // Value is an argument or local variable of a frame (see debuginfo.Value).
 type Value = debuginfo.Value
 
-// FrameValues reads the arguments and locals of frame frameIndex (an index
+// FrameValues reads, for crash c opened from this process, the arguments and locals of frame frameIndex (an index
 // into the thread's Frames, inline levels included) of thread threadID
 // from the dump: the DWARF locations of the frame's function (or inlined
 // function) evaluated at its pc against the registers recovered for its
@@ -21,14 +22,14 @@ type Value = debuginfo.Value
 // not recover make the values that live in them "<optimized out>". A
 // frame without DWARF (a system library without its debug file, a
 // signal frame) has no values and no error.
-func (s *Session) FrameValues(threadID, frameIndex int) ([]Value, error) {
-	if s == nil || s.p == nil || s.Crash == nil {
-		return nil, errNoMemory
+func (p *Process) FrameValues(c *model.Crash, threadID, frameIndex int) ([]Value, error) {
+	if c == nil {
+		return nil, fmt.Errorf("no crash model")
 	}
-	var th *Thread
-	for i := range s.Crash.Threads {
-		if s.Crash.Threads[i].ID == threadID {
-			th = &s.Crash.Threads[i]
+	var th *model.Thread
+	for i := range c.Threads {
+		if c.Threads[i].ID == threadID {
+			th = &c.Threads[i]
 			break
 		}
 	}
@@ -49,7 +50,7 @@ func (s *Session) FrameValues(threadID, frameIndex int) ([]Value, error) {
 		first--
 	}
 	level := frameIndex - first
-	m := s.p.moduleAt(f.Addr)
+	m := p.moduleAt(f.Addr)
 	if m == nil || m.symbols() == nil {
 		return nil, nil // no symbols for this frame: nothing to show
 	}
@@ -61,12 +62,12 @@ func (s *Session) FrameValues(threadID, frameIndex int) ([]Value, error) {
 		pc--
 	}
 	arch := unwind.AMD64
-	if s.p.core.Machine == elf.EM_AARCH64 {
+	if p.core.Machine == elf.EM_AARCH64 {
 		arch = unwind.ARM64
 	}
-	fs := &frameState{s: s, cfa: f.CFA, regs: arch.RegsFromNamed(f.Regs)}
+	fs := &frameState{p: p, cfa: f.CFA, regs: arch.RegsFromNamed(f.Regs)}
 	if first == 0 && arch == unwind.AMD64 {
-		s.addVectorRegs(&fs.regs, threadID)
+		p.addVectorRegs(&fs.regs, threadID)
 	}
 	vals, err := m.symbols().FrameValues(pc, level, m.bias, fs)
 	if errors.Is(err, debuginfo.ErrNoScope) {
@@ -78,7 +79,7 @@ func (s *Session) FrameValues(threadID, frameIndex int) ([]Value, error) {
 // frameState is a frame's registers, CFA and the process memory, for
 // DWARF location expressions.
 type frameState struct {
-	s    *Session
+	p    *Process
 	cfa  uint64
 	regs unwind.Regs
 }
@@ -93,7 +94,7 @@ func (f *frameState) Reg(n uint64) (uint64, bool) {
 func (f *frameState) CFA() (uint64, bool) { return f.cfa, f.cfa != 0 }
 
 func (f *frameState) ReadMemory(addr uint64, b []byte) (int, error) {
-	return f.s.ReadMemory(addr, b)
+	return f.p.ReadMemory(addr, b)
 }
 
 // FXSAVE layout of NT_PRFPREG on x86-64 (Intel SDM Vol. 1 §10.5.1): xmm0
@@ -109,9 +110,9 @@ const (
 // addVectorRegs adds the low 8 bytes of xmm0-xmm15 of the thread's
 // innermost frame (from NT_PRFPREG) to regs: floating-point values live
 // there. Only the innermost frame has them; callers' are not recoverable.
-func (s *Session) addVectorRegs(regs *unwind.Regs, threadID int) {
-	for i := range s.p.core.Threads {
-		t := &s.p.core.Threads[i]
+func (p *Process) addVectorRegs(regs *unwind.Regs, threadID int) {
+	for i := range p.core.Threads {
+		t := &p.core.Threads[i]
 		if t.LWP != threadID {
 			continue
 		}

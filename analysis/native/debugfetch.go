@@ -1,4 +1,4 @@
-package analysis
+package native
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 // maxParallelFetches bounds concurrent debuginfod downloads.
@@ -47,7 +48,7 @@ func (o *Options) debuginfodClient() *debuginfo.Debuginfod {
 // module (fetchDebugLazily), so a process with hundreds of libraries asks
 // only for those that hold a frame. A server that is down costs one
 // timeout in all (the client stops asking it).
-func (p *process) fetchMissing() {
+func (p *Process) fetchMissing() {
 	d := p.opt.debuginfodClient()
 	if d == nil {
 		return
@@ -122,14 +123,14 @@ func (p *process) fetchMissing() {
 
 // fetchDebug fetches one module's debug file when a stack first reaches
 // it (module.init calls it through m.fetchDebug).
-func (p *process) fetchDebug(d *debuginfo.Debuginfod, m *module) {
+func (p *Process) fetchDebug(d *debuginfo.Debuginfod, m *module) {
 	path, err := d.Fetch(context.Background(), m.buildID, debuginfo.KindDebuginfo, "")
 	p.attachFetchedDebug(m, path, err)
 }
 
 // attachFetchedDebug opens a debug file debuginfod gave, or records why
 // there is none.
-func (p *process) attachFetchedDebug(m *module, path string, err error) {
+func (p *Process) attachFetchedDebug(m *module, path string, err error) {
 	if path != "" && m.obj != nil && m.dbg == nil {
 		if o, oerr := debuginfo.OpenObject(path); oerr != nil {
 			p.problem(m.path, "cannot read debug file %s from debuginfod: %v", path, oerr)
@@ -144,7 +145,7 @@ func (p *process) attachFetchedDebug(m *module, path string, err error) {
 
 // reportDownServers adds one problem per server the client stopped asking,
 // once per server however often it is called.
-func (p *process) reportDownServers(d *debuginfo.Debuginfod) {
+func (p *Process) reportDownServers(d *debuginfo.Debuginfod) {
 	down := d.Down()
 	servers := make([]string, 0, len(down))
 	for s := range down {
@@ -167,7 +168,7 @@ func (p *process) reportDownServers(d *debuginfo.Debuginfod) {
 
 // reportMissingBinaries turns what locate tried for modules whose file was
 // found nowhere into one problem per module.
-func (p *process) reportMissingBinaries() {
+func (p *Process) reportMissingBinaries() {
 	for _, m := range p.modules {
 		if m.obj != nil || m.notFound == nil {
 			continue
@@ -189,7 +190,7 @@ func (p *process) reportMissingBinaries() {
 
 // reportMissingDebug adds one problem per module that appears in the
 // crash's frames without DWARF, saying how to get its debug info.
-func (p *process) reportMissingDebug(c *Crash) {
+func (p *Process) reportMissingDebug(c *model.Crash) {
 	if d := p.debuginfod; d != nil {
 		p.reportDownServers(d)
 	}
@@ -223,7 +224,7 @@ func (p *process) reportMissingDebug(c *Crash) {
 }
 
 // debugHint says how to get a module's debug info.
-func (p *process) debugHint(m *module) string {
+func (p *Process) debugHint(m *module) string {
 	var ways []string
 	if pkg := debugPackage(m.path); pkg != "" {
 		ways = append(ways, "run `apt-get install "+pkg+"` (Debian/Ubuntu; on another machine than the crashed one, pass its /usr/lib/debug with --debug-dir)")
@@ -235,7 +236,7 @@ func (p *process) debugHint(m *module) string {
 }
 
 // debuginfodHint is what to say about debuginfod in a hint.
-func (p *process) debuginfodHint() string {
+func (p *Process) debuginfodHint() string {
 	switch {
 	case p.opt.Offline:
 		return ", or drop --offline to ask debuginfod"

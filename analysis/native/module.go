@@ -1,4 +1,4 @@
-package analysis
+package native
 
 import (
 	"debug/elf"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
+	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/unwind"
 )
 
@@ -116,7 +117,7 @@ func (m *module) symbolsKind() string {
 
 // loadModules builds the module list from NT_FILE (plus the vDSO) and finds
 // each object's file and debug file.
-func (p *process) loadModules() {
+func (p *Process) loadModules() {
 	core := p.core
 	type group struct {
 		path   string
@@ -171,7 +172,7 @@ func sortModules(mods []*module) {
 
 // looksLikeELF reports whether a mapping is an ELF object: by the header the
 // core dumped at its start, else by the file on disk.
-func (p *process) looksLikeELF(path string, base uint64) bool {
+func (p *Process) looksLikeELF(path string, base uint64) bool {
 	var magic [4]byte
 	if n, _ := p.core.ReadMemory(base, magic[:]); n == 4 {
 		return string(magic[:]) == "\x7fELF"
@@ -192,7 +193,7 @@ func (p *process) looksLikeELF(path string, base uint64) bool {
 // bias. When no file matches, the module keeps what was tried in
 // m.notFound; fetchMissing may still find it (debuginfod) before
 // reportMissing turns that into one problem.
-func (p *process) locate(m *module) {
+func (p *Process) locate(m *module) {
 	mapped := m.path
 	if m.isExe && p.opt.Exe != "" {
 		mapped = p.opt.Exe
@@ -213,7 +214,7 @@ func (p *process) locate(m *module) {
 
 // attachBinary opens file as module m's binary, computes the load bias
 // from where its first page is mapped, and finds its debug file.
-func (p *process) attachBinary(m *module, file string) {
+func (p *Process) attachBinary(m *module, file string) {
 	obj, err := debuginfo.OpenObject(file)
 	if err != nil {
 		p.problem(m.path, "cannot read %s: %v", file, err)
@@ -234,7 +235,7 @@ func (p *process) attachBinary(m *module, file string) {
 
 // findDebug finds and opens the debug file of module m, whose binary obj
 // was opened from file.
-func (p *process) findDebug(m *module, file string, obj *debuginfo.Object) {
+func (p *Process) findDebug(m *module, file string, obj *debuginfo.Object) {
 	dbgPath, probs := p.locator.FindDebug(file, obj)
 	for _, pr := range probs {
 		p.problem(m.path, "%s", pr)
@@ -255,7 +256,7 @@ func (p *process) findDebug(m *module, file string, obj *debuginfo.Object) {
 
 // addExeWithoutNTFile maps the executable file exe at the address the
 // entry point (AT_ENTRY) says.
-func (p *process) addExeWithoutNTFile(exe string, entry uint64) {
+func (p *Process) addExeWithoutNTFile(exe string, entry uint64) {
 	obj, err := debuginfo.OpenObject(exe)
 	if err != nil {
 		p.problem(exe, "cannot read: %v", err)
@@ -280,7 +281,7 @@ func (p *process) addExeWithoutNTFile(exe string, entry uint64) {
 }
 
 // addVDSO adds the kernel's vDSO, whose image (and unwind info) is in the core.
-func (p *process) addVDSO(addr uint64) {
+func (p *Process) addVDSO(addr uint64) {
 	var seg *elfcore.Segment
 	for i := range p.core.Segments {
 		s := &p.core.Segments[i]
@@ -319,10 +320,10 @@ func hexOrNone(b []byte) string {
 }
 
 // modelModules renders the module list.
-func (p *process) modelModules() []Module {
-	out := make([]Module, 0, len(p.modules))
+func (p *Process) modelModules() []model.Module {
+	out := make([]model.Module, 0, len(p.modules))
 	for _, m := range p.modules {
-		mm := Module{Path: m.path, BuildID: hex.EncodeToString(m.buildID), Lo: m.lo, Hi: m.hi, Bias: m.bias,
+		mm := model.Module{Path: m.path, BuildID: hex.EncodeToString(m.buildID), Lo: m.lo, Hi: m.hi, Bias: m.bias,
 			Start: hexAddr(m.lo), End: hexAddr(m.hi), Symbols: m.symbolsKind()}
 		if m.dbg != nil && m.dbg != m.obj {
 			mm.DebugFile = m.dbg.Path()

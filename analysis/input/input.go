@@ -1,0 +1,130 @@
+// Package input opens a dump once: the file, or standard input for "-",
+// with its compression (gzip, zstd, xz, lz4) undone once into a plain
+// seekable file, and its first bytes kept for sniffing the format. Every
+// reader of a dump (ELF core, GPU core, each log format) reads the Input;
+// none opens the path again or knows about compression.
+package input
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+)
+
+// HeadSize is how much of the (decompressed) dump Head holds: enough to
+// sniff every format faultline reads.
+const HeadSize = 1 << 20
+
+// Stdin is the dump path that reads the dump from standard input.
+const Stdin = "-"
+
+// Input is an opened dump.
+type Input struct {
+	// Name is the path as the user gave it ("-" for standard input): the
+	// dump's name in the model and in messages.
+	Name string
+	// File holds the dump's plain bytes: the file itself, or a temporary
+	// file when the dump was compressed or came from standard input.
+	File *os.File
+	// Size is File's size in bytes.
+	Size int64
+	// Head is the first HeadSize bytes of File (fewer for a shorter dump).
+	Head []byte
+	// Compression is the format undone: "", "gzip", "zstd", "xz" or "lz4".
+	Compression string
+
+	tmp string // the temporary file, removed by Close
+}
+
+// Open opens the dump at path ("-": standard input), undoing compression.
+func Open(path string) (*Input, error) {
+	src := os.Stdin
+	if path != Stdin {
+		if _, err := os.Stat(path); err != nil {
+			return nil, err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		src = f
+	}
+	in := &Input{Name: path}
+	br := bufio.NewReaderSize(src, 64<<10)
+	magic, _ := br.Peek(magicLen)
+	in.Compression = compressionOf(magic)
+	if in.Compression == "" && path != Stdin {
+		in.File = src // read in place
+	} else {
+		err := in.spool(br)
+		if path != Stdin {
+			src.Close()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := in.readHead(); err != nil {
+		in.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// spool writes the decompressed dump into a temporary file and makes it
+// File.
+func (in *Input) spool(r io.Reader) (err error) {
+	plain, err := decompress(in.Compression, r)
+	if err != nil {
+		return err
+	}
+	defer plain.Close()
+	tmp, err := os.CreateTemp("", "faultline-core-*")
+	if err != nil {
+		return err
+	}
+	in.File, in.tmp = tmp, tmp.Name()
+	if err := copyCapped(tmp, plain, in.Compression); err != nil {
+		in.Close()
+		return err
+	}
+	return nil
+}
+
+func (in *Input) readHead() error {
+	st, err := in.File.Stat()
+	if err != nil {
+		return err
+	}
+	in.Size = st.Size()
+	in.Head = make([]byte, min(in.Size, HeadSize))
+	n, err := in.File.ReadAt(in.Head, 0)
+	in.Head = in.Head[:n]
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("%s: %w", in.Name, err)
+	}
+	return nil
+}
+
+// Reader reads the dump's plain bytes from the start; each call starts
+// over.
+func (in *Input) Reader() io.ReadCloser {
+	return io.NopCloser(io.NewSectionReader(in.File, 0, in.Size))
+}
+
+// Close closes File and removes the temporary file, if any. A core mapped
+// from File stays readable after Close.
+func (in *Input) Close() error {
+	if in == nil || in.File == nil {
+		return nil
+	}
+	err := in.File.Close()
+	if in.tmp != "" {
+		if rerr := os.Remove(in.tmp); err == nil {
+			err = rerr
+		}
+	}
+	in.File, in.tmp = nil, ""
+	return err
+}
