@@ -16,31 +16,53 @@ import (
 	"github.com/faultline-dev/faultline/job"
 )
 
-func init() { commands["analyze"] = cmdAnalyze }
+var analyzeCommand = &command{
+	name:  "analyze",
+	args:  "[--format markdown|text|json] [--json [--summary]] [OPEN FLAGS] DUMP... | DIR",
+	short: "report on one dump, or group many by signature",
+	long: `Analyze reads crash dumps: ELF core dumps, NVIDIA GPU core dumps, and crash
+logs (faulthandler output, Python tracebacks, gdb backtraces, compute-sanitizer,
+cuda-gdb and PyTorch CUDA errors), plain or compressed (gzip, zstd, xz, lz4).
+DUMP "-" reads the dump from standard input.
 
-// cmdAnalyze analyzes one dump (the markdown crash report, or the model
-// with --json) or several (dumps and directories of dumps, grouped by
+One dump prints its crash report; several dumps (or a directory of them) are
+grouped by signature, with the verdict on whether the crash is deterministic.
+
+` + openFlagsUsage,
+	examples: []string{
+		"faultline analyze core.1234",
+		"faultline analyze --exe ./build/server --debug-dir ./build/debug core.1234.zst",
+		"faultline analyze --format text core",
+		"faultline analyze --json cores/",
+		"coredumpctl dump 1234 | faultline analyze --exe ./server -",
+	},
+	interspersed: true,
+	new:          func() runner { return &analyzeRun{} },
+}
+
+// analyzeRun is one `faultline analyze`.
+type analyzeRun struct {
+	format  formatFlags
+	summary bool
+	open    openFlags
+}
+
+func (a *analyzeRun) flags(fs *flag.FlagSet) {
+	a.format.register(fs, "markdown", "report format: markdown, text (gdb-like backtraces) or json",
+		"print the crash model as JSON (schema faultline.crash/v1; faultline.crash-set/v1 for several dumps)")
+	fs.BoolVar(&a.summary, "summary", false, "with --json: one compact rank summary per dump (schema faultline.rank-summary/v1, with the job object; for `faultline job report`)")
+	a.open.register(fs)
+}
+
+// run analyzes one dump (the markdown crash report, or the model with
+// --json) or several (dumps and directories of dumps, grouped by
 // signature, with the verdict on determinism).
-func cmdAnalyze(args []string, stdout, _ io.Writer) error {
-	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	jsonOut := fs.Bool("json", false, "print the crash model as JSON (schema faultline.crash/v1; faultline.crash-set/v1 for several dumps)")
-	format := fs.String("format", "markdown", "report format: markdown, text (gdb-like backtraces) or json")
-	summary := fs.Bool("summary", false, "with --json: one compact rank summary per dump (schema faultline.rank-summary/v1, with the job object; for `faultline job report`)")
-	var of openFlags
-	of.register(fs)
-	pos, err := parseInterspersed(fs, args)
+func (a *analyzeRun) run(pos []string, stdout, _ io.Writer) error {
+	format, err := a.format.parse()
 	if err != nil {
 		return err
 	}
-	if *jsonOut {
-		*format = "json"
-	}
-	switch *format {
-	case "markdown", "md", "text", "json":
-	default:
-		return usageError{fmt.Errorf("unknown --format %q (markdown, text or json)", *format)}
-	}
+	of := &a.open
 	if len(pos) == 0 {
 		return usageError{errors.New("expected a DUMP (or several, or a directory of dumps)")}
 	}
@@ -48,8 +70,8 @@ func cmdAnalyze(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *summary {
-		if *format != "json" {
+	if a.summary {
+		if format != "json" {
 			return usageError{errors.New("--summary goes with --json")}
 		}
 		return writeSummaries(stdout, dumps, of.options())
@@ -59,13 +81,7 @@ func cmdAnalyze(args []string, stdout, _ io.Writer) error {
 		if err != nil {
 			return err
 		}
-		switch *format {
-		case "json":
-			return report.JSON(stdout, c)
-		case "text":
-			return report.Text(stdout, c)
-		}
-		return report.Markdown(stdout, c, "")
+		return writeReport(stdout, c, format)
 	}
 
 	var crashes []*analysis.Crash
@@ -83,7 +99,7 @@ func cmdAnalyze(args []string, stdout, _ io.Writer) error {
 	}
 	set := classify.GroupCrashes(crashes)
 	set.Failed = failed
-	switch *format {
+	switch format {
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -12,22 +12,31 @@ import (
 	"github.com/faultline-dev/faultline/dap"
 )
 
-func init() { commands["dap"] = cmdDAP }
+var dapCommand = &command{
+	name:  "dap",
+	args:  "[--log FILE]",
+	short: `post-mortem debug adapter (DAP) over stdio: launch {"coreFile": ...}`,
+	long: `Dap runs the post-mortem debug adapter (Debug Adapter Protocol) on standard
+input and output, for VS Code's debug type "faultline" and nvim-dap: the dump
+comes in the launch request ({"coreFile": ...}). Standard output carries only
+the protocol; logs go to standard error or to --log FILE.`,
+	examples: []string{"faultline dap", "faultline dap --log /tmp/faultline-dap.log"},
+	new:      func() runner { return &dapRun{} },
+}
 
-// cmdDAP runs the post-mortem debug adapter on stdin/stdout (VS Code's
-// debug type "faultline", nvim-dap). stdout carries only the protocol;
-// logs go to stderr, or to --log FILE.
-func cmdDAP(args []string, _, stderr io.Writer) error {
-	fs := flag.NewFlagSet("dap", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	logFile := fs.String("log", "", "write logs to FILE instead of stderr")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	if fs.NArg() != 0 {
+// dapRun is one `faultline dap`.
+type dapRun struct{ logFile string }
+
+func (d *dapRun) flags(fs *flag.FlagSet) {
+	fs.StringVar(&d.logFile, "log", "", "write logs to FILE instead of stderr")
+}
+
+// run runs the debug adapter on stdin/stdout.
+func (d *dapRun) run(args []string, _, stderr io.Writer) error {
+	if len(args) != 0 {
 		return usageError{errors.New("dap takes no arguments (the dump comes in the launch request)")}
 	}
-	log, closeLog, err := protocolLogger(stderr, *logFile)
+	log, closeLog, err := protocolLogger(stderr, d.logFile)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/faultline-dev/faultline/analysis"
-	"github.com/faultline-dev/faultline/analysis/report"
 )
 
 // The bundled crash: a statically linked program and the core it left, so the
@@ -22,25 +21,31 @@ var (
 	demoCore []byte
 )
 
-func init() { commands["demo"] = cmdDemo }
+var demoCommand = &command{
+	name:  "demo",
+	args:  "[--format markdown|text|json]",
+	short: "analyze the bundled crash (a static program and its core)",
+	long: `Demo analyzes the crash bundled into faultline: a statically linked program
+and the core it left, so the report can be tried on any Linux machine.`,
+	examples:     []string{"faultline demo", "faultline demo --format text"},
+	interspersed: true,
+	new:          func() runner { return &demoRun{} },
+}
 
-func cmdDemo(args []string, stdout, _ io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	format := fs.String("format", "markdown", "report format: markdown, text or json")
-	jsonOut := fs.Bool("json", false, "print the crash model as JSON (same as --format json)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
+// demoRun is one `faultline demo`.
+type demoRun struct{ format formatFlags }
+
+func (d *demoRun) flags(fs *flag.FlagSet) {
+	d.format.register(fs, "markdown", "report format: markdown, text or json", "print the crash model as JSON (same as --format json)")
+}
+
+func (d *demoRun) run(pos []string, stdout, _ io.Writer) error {
 	if len(pos) != 0 {
 		return usageError{errors.New("demo takes no arguments")}
 	}
-	if *jsonOut {
-		*format = "json"
-	}
-	if *format != "markdown" && *format != "text" && *format != "json" {
-		return usageError{fmt.Errorf("unknown --format %q (markdown, text or json)", *format)}
+	format, err := d.format.parse()
+	if err != nil {
+		return err
 	}
 	dir, err := os.MkdirTemp("", "faultline-demo-")
 	if err != nil {
@@ -62,11 +67,5 @@ func cmdDemo(args []string, stdout, _ io.Writer) error {
 	}
 	// Report the bundled names, not the temporary directory.
 	c.Dump.Path = "demo.core.gz (bundled)"
-	switch *format {
-	case "json":
-		return report.JSON(stdout, c)
-	case "text":
-		return report.Text(stdout, c)
-	}
-	return report.Markdown(stdout, c, "")
+	return writeReport(stdout, c, format)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +12,6 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis/model"
 )
-
-func init() { commands["explain-exit"] = cmdExplainExit }
 
 // exitMeaning is what a signal usually means when it ends a process.
 var exitMeaning = map[int]string{
@@ -35,9 +34,28 @@ var exitMeaning = map[int]string{
 	31: "bad system call: blocked by a seccomp filter (container runtime profile)",
 }
 
-// cmdExplainExit explains a shell exit status: 128+N is "killed by signal
-// N" (POSIX sh, "Exit Status"), and for 137 looks for the OOM killer.
-func cmdExplainExit(args []string, stdout, _ io.Writer) error {
+var explainExitCommand = &command{
+	name:  "explain-exit",
+	args:  "CODE",
+	short: "what a shell exit status means (139, 134, 137, ...)",
+	long: `Explain-exit says what a shell exit status means: 128+N is "killed by signal N"
+(POSIX sh, "Exit Status"), with what that signal usually means; for 137 it looks
+for the OOM killer in the kernel log.`,
+	examples: []string{"faultline explain-exit 139", "faultline explain-exit 137"},
+	new:      func() runner { return explainExitRun{} },
+}
+
+// explainExitRun is one `faultline explain-exit`.
+type explainExitRun struct{}
+
+func (explainExitRun) flags(*flag.FlagSet) {}
+
+func (explainExitRun) run(args []string, stdout, _ io.Writer) error {
+	return explainExit(args, stdout)
+}
+
+// explainExit explains a shell exit status.
+func explainExit(args []string, stdout io.Writer) error {
 	if len(args) != 1 {
 		return usageError{errors.New("expected one exit code, e.g. 139")}
 	}

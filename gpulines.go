@@ -12,8 +12,6 @@ import (
 	"github.com/faultline-dev/faultline/analysis/cuda"
 )
 
-func init() { commands["gpu-lines"] = cmdGPULines }
-
 // gpuLine is one entry of `faultline gpu-lines --json`: the inline chain
 // of one address, innermost frame first.
 type gpuLine struct {
@@ -26,24 +24,39 @@ type gpuLine struct {
 	Error    string       `json:"error,omitempty"`
 }
 
-// cmdGPULines prints the full inline chain of GPU code addresses:
-//
-//	faultline gpu-lines [--json] [--arch sm_XX|gfxNNN] FILE ADDR...
-//
-// FILE is an NVIDIA cubin, fatbin or host binary with a fatbin, or an AMD
-// code object, offload bundle (plain or compressed) or host binary with a
-// .hip_fatbin section. ADDR is KERNEL+0xOFF (for cubins an offset in
-// .text.KERNEL, as nvdisasm prints it; for AMD an offset from the function
-// symbol, as rocgdb prints it) or a device address.
-func cmdGPULines(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gpu-lines", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print a JSON list, one entry per ADDR")
-	arch := fs.String("arch", "", "with a file holding code for several GPUs, use this one (sm_90, gfx90a)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
+var gpuLinesCommand = &command{
+	name:  "gpu-lines",
+	args:  "[--json] CUBIN ADDR...",
+	short: "full inline chains of GPU addresses (KERNEL+0xOFF)",
+	long: `Gpu-lines prints the full inline chain (function, file, line of every inlined
+level) of GPU code addresses.
+
+FILE is an NVIDIA cubin, fatbin or host binary with a fatbin, or an AMD code
+object, offload bundle (plain or compressed) or host binary with a .hip_fatbin
+section. ADDR is KERNEL+0xOFF (for cubins an offset in .text.KERNEL, as nvdisasm
+prints it; for AMD an offset from the function symbol, as rocgdb prints it) or a
+device address.`,
+	examples: []string{
+		"faultline gpu-lines kernels.sm_80.cubin crash_kernel+0xc0",
+		"faultline gpu-lines --arch sm_90 --json ./app 'gather_rows<fl::Scale>+0x40'",
+	},
+	interspersed: true,
+	new:          func() runner { return &gpuLinesRun{} },
+}
+
+// gpuLinesRun is one `faultline gpu-lines`.
+type gpuLinesRun struct {
+	json bool
+	arch string
+}
+
+func (g *gpuLinesRun) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&g.json, "json", false, "print a JSON list, one entry per ADDR")
+	fs.StringVar(&g.arch, "arch", "", "with a file holding code for several GPUs, use this one (sm_90, gfx90a)")
+}
+
+// run prints the full inline chain of each address.
+func (g *gpuLinesRun) run(pos []string, stdout, stderr io.Writer) error {
 	if len(pos) < 2 {
 		return usageError{errors.New("want FILE ADDR... (FILE: cubin, AMD code object or a host binary holding them; ADDR: KERNEL+0xOFFSET or a device address)")}
 	}
@@ -54,15 +67,15 @@ func cmdGPULines(args []string, stdout, stderr io.Writer) error {
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "faultline gpu-lines: %s\n", p)
 	}
-	if *arch != "" {
+	if g.arch != "" {
 		var keep []gpuImage
 		for _, im := range images {
-			if im.Arch() == *arch || amdgpu.Processor(im.Arch()) == *arch {
+			if im.Arch() == g.arch || amdgpu.Processor(im.Arch()) == g.arch {
 				keep = append(keep, im)
 			}
 		}
 		if len(keep) == 0 {
-			return fmt.Errorf("%s holds no %s code", pos[0], *arch)
+			return fmt.Errorf("%s holds no %s code", pos[0], g.arch)
 		}
 		images = keep
 	}
@@ -89,7 +102,7 @@ func cmdGPULines(args []string, stdout, stderr io.Writer) error {
 		}
 		out = append(out, e)
 	}
-	if *asJSON {
+	if g.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)

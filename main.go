@@ -1,6 +1,10 @@
 // Command faultline analyzes native and GPU crashes: core dumps and crash logs
 // become one crash model, shown in a terminal (analyze, demo) or in an editor
 // through a language server (serve).
+//
+// The commands are listed in one table (commands, below), as cmd/go lists
+// its own: each command owns its flag set, usage text and examples, and
+// `faultline CMD --help` prints them.
 package main
 
 import (
@@ -9,38 +13,51 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
-	"time"
-
-	"github.com/faultline-dev/faultline/analysis"
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
-	"github.com/faultline-dev/faultline/analysis/debuginfo/indexcache"
 )
 
-const usage = `faultline — crash analysis for native and GPU crashes
+// A command is one faultline subcommand.
+type command struct {
+	name     string
+	args     string   // what follows the name on the usage line
+	short    string   // its line in `faultline help`
+	long     string   // what `faultline NAME --help` explains
+	examples []string // command lines, shown as they are typed
+	// interspersed commands take flags before, between and after their
+	// arguments; the others stop at the first argument (run -- CMD).
+	interspersed bool
+	// ownArgs commands parse their arguments themselves (job's
+	// subcommands); only a lone --help is theirs to show.
+	ownArgs bool
+	// new makes one invocation: it defines its flags, then runs.
+	new func() runner
+}
 
-usage:
-  faultline analyze [--format markdown|text|json] [--json [--summary]] [OPEN FLAGS] DUMP... | DIR
-                                 report on one dump, or group many by signature
-  faultline sources [--json] [--config FILE] [OPEN FLAGS] DUMP
-                                 exact source versions, checkouts and upstream commits
-  faultline gpu-lines [--json] CUBIN ADDR...
-                                 full inline chains of GPU addresses (KERNEL+0xOFF)
-  faultline run [--repeat N] -- CMD ARGS...
-                                 run a job with crash capture on, and analyze what it leaves
-  faultline hang [--json [--summary]] PID
-                                 all-thread stacks of a live, hung process
-  faultline job collect JOBID --out DIR [--hang] [--cores DIR] | job report [--json] DIR
-                                 a crashed or hung multi-node job through Slurm, merged like STAT
-  faultline explain-exit CODE    what a shell exit status means (139, 134, 137, ...)
-  faultline demo [--format markdown|text|json]
-                                 analyze the bundled crash (a static program and its core)
-  faultline serve [--log FILE]   language server over stdio (VS Code, Neovim, ...)
-  faultline dap [--log FILE]     post-mortem debug adapter (DAP) over stdio: launch {"coreFile": ...}
-  faultline version
+// A runner is one invocation of a command.
+type runner interface {
+	// flags defines the command's flags on fs.
+	flags(fs *flag.FlagSet)
+	// run runs with the arguments left after the flags.
+	run(args []string, stdout, stderr io.Writer) error
+}
 
-OPEN FLAGS: --exe EXE  --sysroot DIR  --debug-dir DIR...  --solib-dir DIR...  --offline
+// commands are faultline's subcommands, in the order help lists them.
+var commands = []*command{
+	analyzeCommand,
+	sourcesCommand,
+	gpuLinesCommand,
+	runCommand,
+	hangCommand,
+	jobCommand,
+	explainExitCommand,
+	demoCommand,
+	serveCommand,
+	dapCommand,
+	versionCommand,
+}
+
+// openFlagsUsage explains the flags of every command that opens a dump.
+const openFlagsUsage = `OPEN FLAGS: --exe EXE  --sysroot DIR  --debug-dir DIR...  --solib-dir DIR...  --offline
             --debuginfod URL...  --debuginfod-cache DIR  --debuginfod-timeout DUR
             --index-cache DIR|off (default: $FAULTLINE_INDEX_CACHE or ~/.cache/faultline/index)
 `
@@ -49,54 +66,123 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run runs the command line args and returns the exit status: 0, 1 when
+// the command failed, 2 for a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
-	var err error
-	switch cmd, ok := commands[args[0]]; {
-	case ok:
-		err = cmd(args[1:], stdout, stderr)
-	case args[0] == "version" || args[0] == "--version":
-		fmt.Fprintln(stdout, "faultline", version())
-	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
-		fmt.Fprint(stdout, usage)
-	default:
-		fmt.Fprintf(stderr, "faultline: unknown command %q\n\n%s", args[0], usage)
-		return 2
-	}
-	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "faultline %s: %v\n\n%s", args[0], err, usage)
-			return 2
+	name := args[0]
+	switch name {
+	case "help", "-h", "--help":
+		if len(args) > 1 {
+			if c := lookup(args[1]); c != nil {
+				c.printUsage(stdout, c.flagSet(c.new()))
+				return 0
+			}
 		}
-		fmt.Fprintf(stderr, "faultline %s: %v\n", args[0], err)
-		return 1
+		fmt.Fprint(stdout, usage())
+		return 0
+	case "--version":
+		name = "version"
 	}
-	return 0
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "faultline: unknown command %q\n\n%s", name, usage())
+		return 2
+	}
+	return c.main(args[1:], stdout, stderr)
 }
 
-// commands maps subcommand names to their implementations; each lives in
-// its own file (analyze.go, demo.go, serve.go, ...) and registers itself.
-var commands = map[string]func(args []string, stdout, stderr io.Writer) error{}
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
 
-type usageError struct{ error }
+// usage is `faultline help`: every command's usage line and summary.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("faultline — crash analysis for native and GPU crashes\n\nusage:\n")
+	const column = 33
+	for _, c := range commands {
+		line := "  faultline " + c.name
+		if c.args != "" {
+			line += " " + c.args
+		}
+		switch {
+		case c.short == "":
+			b.WriteString(line + "\n")
+		case len(line) < column-2:
+			b.WriteString(line + strings.Repeat(" ", column-len(line)) + c.short + "\n")
+		default:
+			b.WriteString(line + "\n" + strings.Repeat(" ", column) + c.short + "\n")
+		}
+	}
+	b.WriteString("\n" + openFlagsUsage)
+	return b.String()
+}
 
-// stringList is a repeatable string flag.
-type stringList []string
+// flagSet makes the command's flag set with r's flags.
+func (c *command) flagSet(r runner) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	r.flags(fs)
+	return fs
+}
 
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+// main runs the command with its arguments and returns the exit status.
+func (c *command) main(args []string, stdout, stderr io.Writer) int {
+	r := c.new()
+	fs := c.flagSet(r)
+	pos, err := c.parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		c.printUsage(stdout, fs)
+		return 0
+	}
+	if err != nil {
+		err = usageError{err}
+	} else {
+		err = r.run(pos, stdout, stderr)
+	}
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "faultline %s: %v\n", c.name, err)
+		if !c.ownArgs { // those name their own help
+			fmt.Fprintln(stderr)
+			c.printUsage(stderr, fs)
+		}
+		return 2
+	}
+	fmt.Fprintf(stderr, "faultline %s: %v\n", c.name, err)
+	return 1
+}
 
-// parseInterspersed parses flags that may appear before, between or after
-// positional arguments, as users type them.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+// parse parses the flags and returns the arguments.
+func (c *command) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	if c.ownArgs {
+		if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			return nil, flag.ErrHelp
+		}
+		return args, nil
+	}
+	if !c.interspersed {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		return fs.Args(), nil
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usageError{err}
+			return nil, err
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -107,50 +193,31 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// openFlags are the options every command that opens a dump takes.
-type openFlags struct {
-	exe, sysroot        string
-	debugDirs, solibDir stringList
-	offline             bool
-	debuginfod          stringList
-	debuginfodCache     string
-	debuginfodTimeout   time.Duration
-	indexCache          string
-}
-
-func (o *openFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.exe, "exe", "", "the crashed program's executable, when the core's path is not it")
-	fs.StringVar(&o.sysroot, "sysroot", "", "directory holding the crashed machine's files (its /usr/lib/...)")
-	fs.Var(&o.debugDirs, "debug-dir", "directory with separate debug files (.build-id/ or debuglink); repeatable")
-	fs.Var(&o.solibDir, "solib-dir", "directory searched by file name for mapped libraries; repeatable")
-	fs.BoolVar(&o.offline, "offline", false, "no network: no debuginfod, no git fetches (sources uses only its cache)")
-	fs.Var(&o.debuginfod, "debuginfod", "debuginfod server URL (default: $DEBUGINFOD_URLS); repeatable")
-	fs.StringVar(&o.debuginfodCache, "debuginfod-cache", "", "debuginfod download cache (default: $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client)")
-	fs.DurationVar(&o.debuginfodTimeout, "debuginfod-timeout", 0, "per-request debuginfod timeout (default: $DEBUGINFOD_TIMEOUT seconds or 10s)")
-	fs.StringVar(&o.indexCache, "index-cache", "", "persistent cache of decompressed debug sections, DIR or off (default: $FAULTLINE_INDEX_CACHE or $XDG_CACHE_HOME/faultline/index)")
-}
-
-func (o *openFlags) options() analysis.Options {
-	if o.indexCache != "" {
-		max, _ := indexcache.ParseSize(os.Getenv(indexcache.EnvMaxBytes))
-		debuginfo.SetIndexCache(indexcache.Resolve(o.indexCache, max))
+// printUsage prints `faultline NAME --help`: the usage line, what the
+// command does, its flags and examples.
+func (c *command) printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: faultline %s %s\n\n", c.name, c.args)
+	if c.long != "" {
+		fmt.Fprintf(w, "%s\n", strings.TrimSpace(c.long))
+	} else {
+		fmt.Fprintf(w, "%s\n", c.short)
 	}
-	return analysis.Options{Exe: o.exe, Sysroot: o.sysroot, DebugDirs: o.debugDirs, SearchDirs: o.solibDir,
-		Offline: o.offline, DebuginfodURLs: o.debuginfod, DebuginfodCache: o.debuginfodCache,
-		DebuginfodTimeout: o.debuginfodTimeout}
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " " + s.Value[:12]
-			}
-		}
-		if v != "" && v != "(devel)" {
-			return v
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintf(w, "\nflags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	if len(c.examples) > 0 {
+		fmt.Fprintf(w, "\nexamples:\n")
+		for _, e := range c.examples {
+			fmt.Fprintf(w, "  %s\n", e)
 		}
 	}
-	return "devel"
 }
+
+// usageError is a command line the command cannot run: exit status 2,
+// with the command's usage.
+type usageError struct{ error }

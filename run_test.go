@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-dev/faultline/capture"
 )
 
 // pythonForJobs returns Debian's CPython 3.11, which the Python test jobs
@@ -32,8 +34,8 @@ func pythonForJobs(t *testing.T) string {
 // bundle with the core the kernel wrote and its analysis.
 func TestRunRepeatRate(t *testing.T) {
 	py := pythonForJobs(t)
-	if p := readCorePattern(); strings.HasPrefix(p.pattern, "|") {
-		t.Skipf("core_pattern pipes cores to a helper (%s): this test needs cores written as files", p.pattern)
+	if p := capture.ReadCorePattern(); strings.HasPrefix(p.Pattern, "|") {
+		t.Skipf("core_pattern pipes cores to a helper (%s): this test needs cores written as files", p.Pattern)
 	}
 	dir := t.TempDir()
 	job, _ := filepath.Abs("testdata/python/flaky.py")
@@ -43,11 +45,11 @@ func TestRunRepeatRate(t *testing.T) {
 	if code := run(args, &out, &errOut); code != 0 {
 		t.Fatalf("faultline run exited %d: %s", code, errOut.String())
 	}
-	var rep runReport
+	var rep capture.Report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if rep.Schema != RunSchema || rep.Runs != 20 || rep.Failures != 5 || rep.Rate != 0.25 {
+	if rep.Schema != capture.RunSchema || rep.Runs != 20 || rep.Failures != 5 || rep.Rate != 0.25 {
 		t.Fatalf("runs %d failures %d rate %v", rep.Runs, rep.Failures, rep.Rate)
 	}
 	if rep.RateLow >= 0.25 || rep.RateHigh <= 0.25 {

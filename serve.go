@@ -12,21 +12,31 @@ import (
 	"github.com/faultline-dev/faultline/server"
 )
 
-func init() { commands["serve"] = cmdServe }
+var serveCommand = &command{
+	name:  "serve",
+	args:  "[--log FILE]",
+	short: "language server over stdio (VS Code, Neovim, ...)",
+	long: `Serve runs the language server on standard input and output: an editor opens a
+dump and shows the crash on the source (diagnostics, hovers, code lenses, frame
+values). Standard output carries only the protocol; logs go to standard error
+or to --log FILE (FAULTLINE_DEBUG=1 for debug logs).`,
+	examples: []string{"faultline serve", "faultline serve --log /tmp/faultline.log"},
+	new:      func() runner { return &serveRun{} },
+}
 
-// cmdServe runs the language server on stdin/stdout. stdout carries only
-// the protocol; logs go to stderr, or to --log FILE.
-func cmdServe(args []string, _, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	logFile := fs.String("log", "", "write logs to FILE instead of stderr")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	if fs.NArg() != 0 {
+// serveRun is one `faultline serve`.
+type serveRun struct{ logFile string }
+
+func (s *serveRun) flags(fs *flag.FlagSet) {
+	fs.StringVar(&s.logFile, "log", "", "write logs to FILE instead of stderr")
+}
+
+// run runs the language server on stdin/stdout.
+func (s *serveRun) run(args []string, _, stderr io.Writer) error {
+	if len(args) != 0 {
 		return usageError{errors.New("serve takes no arguments")}
 	}
-	log, closeLog, err := protocolLogger(stderr, *logFile)
+	log, closeLog, err := protocolLogger(stderr, s.logFile)
 	if err != nil {
 		return err
 	}

@@ -16,37 +16,64 @@ import (
 	"github.com/faultline-dev/faultline/gitsrc"
 )
 
-func init() { commands["sources"] = cmdSources }
+var sourcesCommand = &command{
+	name:  "sources",
+	args:  "[--json] [--config FILE] [OPEN FLAGS] DUMP",
+	short: "exact source versions, checkouts and upstream commits",
+	long: `Sources finds the exact source of every component in the crash (from build-ids,
+package versions and the rules in ` + "`" + gitsrc.ConfigFileName + "`" + `), checks it out with go-git, maps
+the frames onto it, and reviews the upstream commits since: is the fix already in?
 
-// cmdSources implements `faultline sources [--json] [--config FILE] [--exe EXE] DUMP`:
-// the exact source of every component in the crash, checked out with
-// go-git, frames mapped onto it, and upstream commits since.
-func cmdSources(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sources", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	jsonOut := fs.Bool("json", false, "print components, frames and upstream commits as JSON")
-	configPath := fs.String("config", "", "component rules (default: ./"+gitsrc.ConfigFileName+" when present)")
-	cacheDir := fs.String("cache-dir", "", "checkout cache (default: "+gitsrc.DefaultCacheDir()+")")
-	fix := fs.String("fix", "", "commit to look for in the crashing revision (is the fix already in?)")
-	noReview := fs.Bool("no-review", false, "skip the upstream review")
-	maxCommits := fs.Int("max-commits", 0, "upstream commits to fetch and walk per component (default 50000)")
-	window := fs.Duration("window", 0, "walk upstream commits back to this long before the crashing revision (default 720h)")
-	branch := fs.String("branch", "", "upstream branch to review (default: the remote's HEAD)")
-	quiet := fs.Bool("quiet", false, "no progress line")
-	// --offline is one of the open flags: it keeps both debuginfod and the
-	// git fetches to what the caches hold.
-	var of openFlags
-	of.register(fs)
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
+--offline keeps both debuginfod and the git fetches to what the caches hold.
+
+` + openFlagsUsage,
+	examples: []string{
+		"faultline sources core.1234",
+		"faultline sources --fix 1a2b3c4 --json core.1234",
+		"faultline sources --offline --no-review core.1234",
+	},
+	interspersed: true,
+	new:          func() runner { return &sourcesRun{} },
+}
+
+// sourcesRun is one `faultline sources`.
+type sourcesRun struct {
+	json       bool
+	configPath string
+	cacheDir   string
+	fix        string
+	noReview   bool
+	maxCommits int
+	window     time.Duration
+	branch     string
+	quiet      bool
+	open       openFlags
+}
+
+func (s *sourcesRun) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&s.json, "json", false, "print components, frames and upstream commits as JSON")
+	fs.StringVar(&s.configPath, "config", "", "component rules (default: ./"+gitsrc.ConfigFileName+" when present)")
+	fs.StringVar(&s.cacheDir, "cache-dir", "", "checkout cache (default: "+gitsrc.DefaultCacheDir()+")")
+	fs.StringVar(&s.fix, "fix", "", "commit to look for in the crashing revision (is the fix already in?)")
+	fs.BoolVar(&s.noReview, "no-review", false, "skip the upstream review")
+	fs.IntVar(&s.maxCommits, "max-commits", 0, "upstream commits to fetch and walk per component (default 50000)")
+	fs.DurationVar(&s.window, "window", 0, "walk upstream commits back to this long before the crashing revision (default 720h)")
+	fs.StringVar(&s.branch, "branch", "", "upstream branch to review (default: the remote's HEAD)")
+	fs.BoolVar(&s.quiet, "quiet", false, "no progress line")
+	s.open.register(fs)
+}
+
+// run finds the exact source of every component in the crash, checked out
+// with go-git, frames mapped onto it, and upstream commits since.
+func (s *sourcesRun) run(pos []string, stdout, stderr io.Writer) error {
+	of := &s.open
+	var err error
 	if len(pos) != 1 {
 		return usageError{errors.New("expected exactly one DUMP")}
 	}
 	var cfg *gitsrc.Config
-	if *configPath != "" {
-		cfg, err = gitsrc.LoadConfig(*configPath)
+	if s.configPath != "" {
+		cfg, err = gitsrc.LoadConfig(s.configPath)
 	} else {
 		cfg, err = gitsrc.FindConfig(".")
 	}
@@ -59,10 +86,10 @@ func cmdSources(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	pl := &progressLine{w: stderr, tty: isTerminal(stderr) && !*quiet}
+	pl := &progressLine{w: stderr, tty: isTerminal(stderr) && !s.quiet}
 	opt := gitsrc.Options{
-		Config: cfg, CacheDir: *cacheDir, Offline: of.offline, Sysroot: of.sysroot, Fix: *fix,
-		Review:   gitsrc.ReviewOptions{Disabled: *noReview, MaxCommits: *maxCommits, Window: *window, Branch: *branch},
+		Config: cfg, CacheDir: s.cacheDir, Offline: of.offline, Sysroot: of.sysroot, Fix: s.fix,
+		Review:   gitsrc.ReviewOptions{Disabled: s.noReview, MaxCommits: s.maxCommits, Window: s.window, Branch: s.branch},
 		Progress: pl.report,
 	}
 	res, err := gitsrc.Resolve(ctx, c, opt)
@@ -70,7 +97,7 @@ func cmdSources(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *jsonOut {
+	if s.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)

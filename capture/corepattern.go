@@ -1,4 +1,4 @@
-package main
+package capture
 
 import (
 	"context"
@@ -12,30 +12,31 @@ import (
 	"time"
 )
 
-// corePattern is where the kernel puts core dumps: kernel.core_pattern and
+// CorePattern is where the kernel puts core dumps: kernel.core_pattern and
 // kernel.core_uses_pid (Documentation/admin-guide/sysctl/kernel.rst).
-type corePattern struct {
-	pattern string
-	usesPID bool
+type CorePattern struct {
+	Pattern string // kernel.core_pattern
+	UsesPID bool   // kernel.core_uses_pid
 }
 
-func readCorePattern() corePattern {
+// ReadCorePattern reads the running kernel's core_pattern settings.
+func ReadCorePattern() CorePattern {
 	b, _ := os.ReadFile("/proc/sys/kernel/core_pattern")
 	u, _ := os.ReadFile("/proc/sys/kernel/core_uses_pid")
 	p := strings.TrimSpace(string(b))
 	if p == "" {
 		p = "core"
 	}
-	return corePattern{pattern: p, usesPID: strings.TrimSpace(string(u)) == "1"}
+	return CorePattern{Pattern: p, UsesPID: strings.TrimSpace(string(u)) == "1"}
 }
 
 // collect finds the core of process pid, dumped after start, and moves it
 // into the bundle. It returns the core's path in the bundle ("" when there
 // is none) and a sentence saying where the core went or why there is none.
-func (cp corePattern) collect(pid int, cwd string, start time.Time, bundle string) (string, string) {
+func (cp CorePattern) collect(pid int, cwd string, start time.Time, bundle string) (string, string) {
 	dst := filepath.Join(bundle, "core")
-	if strings.HasPrefix(cp.pattern, "|") {
-		helper := strings.Fields(cp.pattern[1:])
+	if strings.HasPrefix(cp.Pattern, "|") {
+		helper := strings.Fields(cp.Pattern[1:])
 		prog := ""
 		if len(helper) > 0 {
 			prog = helper[0]
@@ -46,7 +47,7 @@ func (cp corePattern) collect(pid int, cwd string, start time.Time, bundle strin
 		case strings.Contains(prog, "apport"):
 			return fromApport(start, bundle)
 		}
-		return "", fmt.Sprintf("the kernel pipes cores to %s (core_pattern %q): faultline cannot collect it; look where that program keeps them", prog, cp.pattern)
+		return "", fmt.Sprintf("the kernel pipes cores to %s (core_pattern %q): faultline cannot collect it; look where that program keeps them", prog, cp.Pattern)
 	}
 	glob := cp.glob(pid)
 	if !filepath.IsAbs(glob) {
@@ -62,20 +63,20 @@ func (cp corePattern) collect(pid int, cwd string, start time.Time, bundle strin
 		}
 	}
 	if found == "" {
-		return "", fmt.Sprintf("no core matching %s (core_pattern %q); check `ulimit -c` and the directory's permissions", glob, cp.pattern)
+		return "", fmt.Sprintf("no core matching %s (core_pattern %q); check `ulimit -c` and the directory's permissions", glob, cp.Pattern)
 	}
 	if err := moveFile(found, dst); err != nil {
 		return found, fmt.Sprintf("%s (left in place: %v)", found, err)
 	}
-	return dst, fmt.Sprintf("%s, moved into the bundle (core_pattern %q)", found, cp.pattern)
+	return dst, fmt.Sprintf("%s, moved into the bundle (core_pattern %q)", found, cp.Pattern)
 }
 
 // glob turns the pattern into a file glob for pid: %p is known, the other
 // specifiers (core(5): %e, %t, %h, %s, ...) match anything.
-func (cp corePattern) glob(pid int) string {
+func (cp CorePattern) glob(pid int) string {
 	var b strings.Builder
 	hasPID := false
-	p := cp.pattern
+	p := cp.Pattern
 	for i := 0; i < len(p); i++ {
 		if p[i] != '%' || i+1 == len(p) {
 			if strings.IndexByte("*?[\\", p[i]) >= 0 {
@@ -95,7 +96,7 @@ func (cp corePattern) glob(pid int) string {
 			b.WriteByte('*')
 		}
 	}
-	if !hasPID && cp.usesPID {
+	if !hasPID && cp.UsesPID {
 		b.WriteString("." + strconv.Itoa(pid))
 	}
 	return b.String()

@@ -1,14 +1,17 @@
-package main
+package capture
 
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/analysis/elfcore"
 )
 
 // mapping is one memory mapping of the process, from /proc/PID/smaps.
@@ -131,16 +134,16 @@ func (m *mapping) elfHeader(mem io.ReaderAt) bool {
 
 func (m *mapping) has(flag string) bool { return slices.Contains(m.vmFlags, flag) }
 
-func (m *mapping) flags() uint32 {
-	var f uint32
+func (m *mapping) flags() elf.ProgFlag {
+	var f elf.ProgFlag
 	if m.perms[0] == 'r' {
-		f |= 4 // PF_R
+		f |= elf.PF_R
 	}
 	if m.perms[1] == 'w' {
-		f |= 2 // PF_W
+		f |= elf.PF_W
 	}
 	if m.perms[2] == 'x' {
-		f |= 1 // PF_X
+		f |= elf.PF_X
 	}
 	return f
 }
@@ -200,20 +203,19 @@ func parseMapsLine(line string) (mapping, bool) {
 	return m, true
 }
 
-// procStat is what prstatus and prpsinfo need of /proc/PID/stat.
-type procStat struct{ ppid, pgrp, sid int }
-
-func readProcStat(pid int) procStat {
+// readProcIDs reads the process's parent, group and session from
+// /proc/PID/stat, for NT_PRSTATUS and NT_PRPSINFO.
+func readProcIDs(pid int) elfcore.ProcessIDs {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	// "pid (comm) state ppid pgrp session ...": comm may hold spaces and parentheses.
-	var st procStat
+	var ids elfcore.ProcessIDs
 	if i := bytes.LastIndexByte(b, ')'); i >= 0 {
 		f := strings.Fields(string(b[i+1:]))
 		if len(f) >= 4 {
-			st.ppid, _ = strconv.Atoi(f[1])
-			st.pgrp, _ = strconv.Atoi(f[2])
-			st.sid, _ = strconv.Atoi(f[3])
+			ids.PPid, _ = strconv.Atoi(f[1])
+			ids.Pgrp, _ = strconv.Atoi(f[2])
+			ids.Sid, _ = strconv.Atoi(f[3])
 		}
 	}
-	return st
+	return ids
 }

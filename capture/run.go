@@ -1,11 +1,8 @@
-package main
+package capture
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -23,22 +19,22 @@ import (
 	"github.com/faultline-dev/faultline/analysis/report"
 )
 
-func init() { commands["run"] = cmdRun }
-
 // RunSchema is the schema of `faultline run --json`.
 const RunSchema = "faultline.run/v1"
 
-// runOptions are faultline run's flags.
-type runOptions struct {
-	repeat  int
-	out     string // where crash bundles go
-	dir     string // the job's working directory
-	json    bool
-	command []string
+// Options say how to run the job.
+type Options struct {
+	Repeat  int      // runs of the job
+	Out     string   // where crash bundles go
+	Dir     string   // the job's working directory ("": the current one)
+	Command []string // the job: program and arguments
+	// Echo copies the job's stdout and stderr to Run's (a single run in a
+	// terminal); they are kept in the bundle either way.
+	Echo bool
 }
 
-// runResult is one run of the job.
-type runResult struct {
+// Result is one run of the job.
+type Result struct {
 	Run      int    `json:"run"`
 	Exit     int    `json:"exit"` // the shell's status: 128+N when killed by signal N
 	Signal   string `json:"signal,omitempty"`
@@ -54,11 +50,13 @@ type runResult struct {
 	Seconds   float64  `json:"seconds"`
 	GPUCores  []string `json:"gpuCores,omitempty"`
 
-	crash *analysis.Crash
+	// Crash is the analysis of a failed run's core or log, nil when there
+	// was nothing to analyze.
+	Crash *model.Crash `json:"-"`
 }
 
-// runGroup is one signature's failures.
-type runGroup struct {
+// Group is one signature's failures.
+type Group struct {
 	Signature string   `json:"signature"`
 	Count     int      `json:"count"`
 	Runs      []int    `json:"runs"`
@@ -66,72 +64,51 @@ type runGroup struct {
 	Bundles   []string `json:"bundles"`
 }
 
-// runReport is what `faultline run --json` prints.
-type runReport struct {
-	Schema   string      `json:"schema"`
-	Command  []string    `json:"command"`
-	Session  string      `json:"session"`
-	Runs     int         `json:"runs"`
-	Failures int         `json:"failures"`
-	Rate     float64     `json:"rate"`
-	RateLow  float64     `json:"rateLow"`  // Wilson 95% interval
-	RateHigh float64     `json:"rateHigh"` //
-	Groups   []runGroup  `json:"groups"`
-	Results  []runResult `json:"results"`
+// Report is the runs of a job: what `faultline run --json` prints.
+type Report struct {
+	Schema   string   `json:"schema"`
+	Command  []string `json:"command"`
+	Session  string   `json:"session"`
+	Runs     int      `json:"runs"`
+	Failures int      `json:"failures"`
+	Rate     float64  `json:"rate"`
+	RateLow  float64  `json:"rateLow"`  // Wilson 95% interval
+	RateHigh float64  `json:"rateHigh"` //
+	Groups   []Group  `json:"groups"`
+	Results  []Result `json:"results"`
 }
 
-// cmdRun runs a job with crash capture on: cores enabled and collected,
+// Run runs the job with crash capture on: cores enabled and collected,
 // faulthandler on, GPU core dumps configured; a failed run leaves a crash
-// bundle (logs, core, GPU cores, inventory, report). With --repeat N it
-// measures the failure rate and groups failures by signature.
-func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var o runOptions
-	fs.IntVar(&o.repeat, "repeat", 1, "run the job N times and report the failure rate and signature groups")
-	fs.StringVar(&o.out, "out", "faultline-crashes", "directory for crash bundles")
-	fs.StringVar(&o.dir, "C", "", "run the job in this directory (default: the current one)")
-	fs.BoolVar(&o.json, "json", false, "print the runs as JSON (schema "+RunSchema+")")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+// bundle (logs, core, GPU cores, run.txt, report.md, crash.json) in a new
+// session directory under o.Out, with inventory.txt next to them. With
+// o.Repeat > 1 the report has the failure rate, its Wilson interval, and
+// the failures grouped by signature. log receives progress lines.
+func Run(o Options, log, stdout, stderr io.Writer) (*Report, error) {
+	if o.Dir == "" {
+		o.Dir, _ = os.Getwd()
 	}
-	o.command = fs.Args()
-	if len(o.command) == 0 {
-		return usageError{errors.New("expected a command: faultline run [--repeat N] -- CMD ARGS")}
-	}
-	if o.repeat < 1 || o.repeat > 100000 {
-		return usageError{fmt.Errorf("--repeat %d: want 1 to 100000", o.repeat)}
-	}
-	if o.dir == "" {
-		o.dir, _ = os.Getwd()
-	}
-	session := filepath.Join(o.out, time.Now().Format("20060102-150405.000"))
+	session := filepath.Join(o.Out, time.Now().Format("20060102-150405.000"))
 	if err := os.MkdirAll(session, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	session, _ = filepath.Abs(session)
-	log := stderr
-	if o.json {
-		log = io.Discard
-	}
-	limitNote := raiseCoreLimit()
-	if limitNote != "" {
+	if limitNote := raiseCoreLimit(); limitNote != "" {
 		fmt.Fprintf(log, "faultline run: %s\n", limitNote)
 	}
-	pattern := readCorePattern()
-
-	rep := runReport{Schema: RunSchema, Command: o.command, Session: session, Runs: o.repeat, Groups: []runGroup{}}
-	for i := 1; i <= o.repeat; i++ {
-		r, err := runOnce(o, session, i, pattern, o.repeat == 1 && !o.json, stdout, stderr)
+	pattern := ReadCorePattern()
+	rep := &Report{Schema: RunSchema, Command: o.Command, Session: session, Runs: o.Repeat, Groups: []Group{}}
+	for i := 1; i <= o.Repeat; i++ {
+		r, err := runOnce(o, session, i, pattern, stdout, stderr)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if o.repeat > 1 {
+		if o.Repeat > 1 {
 			status := "ok"
 			if r.Failed {
-				status = "FAILED " + exitText(r) + "  " + r.Signature
+				status = "FAILED " + r.ExitText() + "  " + r.Signature
 			}
-			fmt.Fprintf(log, "run %d/%d: %s\n", i, o.repeat, status)
+			fmt.Fprintf(log, "run %d/%d: %s\n", i, o.Repeat, status)
 		}
 		rep.Results = append(rep.Results, r)
 	}
@@ -141,27 +118,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rep.Rate = float64(rep.Failures) / float64(rep.Runs)
-	rep.RateLow, rep.RateHigh = wilson(rep.Failures, rep.Runs)
+	rep.RateLow, rep.RateHigh = Wilson(rep.Failures, rep.Runs)
 	rep.Groups = groupRuns(rep.Results)
 	if err := writeInventory(filepath.Join(session, "inventory.txt"), o); err != nil {
 		fmt.Fprintf(log, "faultline run: inventory: %v\n", err)
 	}
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	if o.repeat == 1 {
-		return printSingleRun(stdout, rep.Results[0], session)
-	}
-	printRepeat(stdout, rep)
-	return nil
+	return rep, nil
 }
 
 // runOnce runs the job once; a failed run keeps its bundle, a successful
 // one leaves nothing.
-func runOnce(o runOptions, session string, i int, pattern corePattern, echo bool, stdout, stderr io.Writer) (runResult, error) {
-	r := runResult{Run: i}
+func runOnce(o Options, session string, i int, pattern CorePattern, stdout, stderr io.Writer) (Result, error) {
+	r := Result{Run: i}
 	bundle := filepath.Join(session, fmt.Sprintf("run-%03d", i))
 	if err := os.MkdirAll(bundle, 0o755); err != nil {
 		return r, err
@@ -177,11 +145,11 @@ func runOnce(o runOptions, session string, i int, pattern corePattern, echo bool
 	}
 	defer errLog.Close()
 
-	cmd := exec.Command(o.command[0], o.command[1:]...)
-	cmd.Dir = o.dir
+	cmd := exec.Command(o.Command[0], o.Command[1:]...)
+	cmd.Dir = o.Dir
 	cmd.Env = captureEnv(os.Environ(), bundle)
 	cmd.Stdout, cmd.Stderr = io.Writer(outLog), io.Writer(errLog)
-	if echo {
+	if o.Echo {
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(stdout, outLog), io.MultiWriter(stderr, errLog)
 	}
 	start := time.Now()
@@ -189,7 +157,7 @@ func runOnce(o runOptions, session string, i int, pattern corePattern, echo bool
 	r.Seconds = time.Since(start).Seconds()
 	if cmd.ProcessState == nil {
 		os.RemoveAll(bundle)
-		return r, fmt.Errorf("starting %s: %w", o.command[0], runErr)
+		return r, fmt.Errorf("starting %s: %w", o.Command[0], runErr)
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -209,7 +177,7 @@ func runOnce(o runOptions, session string, i int, pattern corePattern, echo bool
 	}
 	r.Bundle = bundle
 	if ws.Signaled() {
-		r.Core, r.CoreNote = pattern.collect(cmd.Process.Pid, o.dir, start, bundle)
+		r.Core, r.CoreNote = pattern.collect(cmd.Process.Pid, o.Dir, start, bundle)
 	} else {
 		r.CoreNote = "the job exited with a status, not a signal: no core"
 	}
@@ -264,7 +232,7 @@ func raiseCoreLimit() string {
 
 // analyzeRun opens the run's core (else its stderr, which holds
 // faulthandler's output or a traceback) and writes report.md and crash.json.
-func analyzeRun(r *runResult, bundle string) {
+func analyzeRun(r *Result, bundle string) {
 	dump := r.Core
 	if dump == "" {
 		dump = filepath.Join(bundle, "stderr.log")
@@ -273,12 +241,12 @@ func analyzeRun(r *runResult, bundle string) {
 	if err != nil && dump == r.Core {
 		c, err = analysis.Open(filepath.Join(bundle, "stderr.log"), analysis.Options{})
 	}
-	r.Signature = exitText(*r)
+	r.Signature = r.ExitText()
 	if err != nil {
 		r.Summary = "nothing to analyze: " + err.Error()
 		return
 	}
-	r.crash = c
+	r.Crash = c
 	var md bytes.Buffer
 	if report.Markdown(&md, c, "") == nil {
 		os.WriteFile(filepath.Join(bundle, "report.md"), md.Bytes(), 0o644)
@@ -308,8 +276,8 @@ func crashedThread(c *analysis.Crash) *analysis.Thread {
 	return nil
 }
 
-// exitText is "SIGSEGV" or "exit 3".
-func exitText(r runResult) string {
+// ExitText is "SIGSEGV" or "exit 3".
+func (r Result) ExitText() string {
 	if r.Signal != "" {
 		return r.Signal
 	}
@@ -317,8 +285,8 @@ func exitText(r runResult) string {
 }
 
 // groupRuns groups failed runs by signature, the largest group first.
-func groupRuns(results []runResult) []runGroup {
-	var groups []runGroup
+func groupRuns(results []Result) []Group {
+	var groups []Group
 	index := map[string]int{}
 	for _, r := range results {
 		if !r.Failed {
@@ -328,7 +296,7 @@ func groupRuns(results []runResult) []runGroup {
 		if !ok {
 			i = len(groups)
 			index[r.Signature] = i
-			groups = append(groups, runGroup{Signature: r.Signature, Summary: r.Summary})
+			groups = append(groups, Group{Signature: r.Signature, Summary: r.Summary})
 		}
 		groups[i].Count++
 		groups[i].Runs = append(groups[i].Runs, r.Run)
@@ -336,13 +304,13 @@ func groupRuns(results []runResult) []runGroup {
 	}
 	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Count > groups[j].Count })
 	if groups == nil {
-		groups = []runGroup{}
+		groups = []Group{}
 	}
 	return groups
 }
 
-// wilson is the Wilson score interval at 95% for k failures in n runs.
-func wilson(k, n int) (lo, hi float64) {
+// Wilson is the Wilson score interval at 95% for k failures in n runs.
+func Wilson(k, n int) (lo, hi float64) {
 	if n == 0 {
 		return 0, 1
 	}
@@ -354,57 +322,8 @@ func wilson(k, n int) (lo, hi float64) {
 	return math.Max(0, center-half), math.Min(1, center+half)
 }
 
-func printSingleRun(w io.Writer, r runResult, session string) error {
-	if !r.Failed {
-		fmt.Fprintf(w, "\nfaultline run: the job succeeded (exit 0) in %.1fs, peak RSS %s; nothing kept.\n", r.Seconds, kib(r.PeakRSS))
-		os.Remove(session) // empty but for the inventory
-		return nil
-	}
-	fmt.Fprintf(w, "\n== faultline run: the job failed: %s\n", exitText(r))
-	cmdExplainExit([]string{strconv.Itoa(r.Exit)}, w, io.Discard)
-	fmt.Fprintf(w, "Peak RSS: %s. Ran %.1fs.\n", kib(r.PeakRSS), r.Seconds)
-	fmt.Fprintf(w, "Core: %s\n", r.CoreNote)
-	if len(r.GPUCores) > 0 {
-		fmt.Fprintf(w, "GPU core dumps: %s\n", strings.Join(r.GPUCores, ", "))
-	}
-	fmt.Fprintf(w, "Bundle: %s (run.txt, stdout.log, stderr.log, report.md, crash.json; inventory.txt next to it)\n\n", r.Bundle)
-	if r.crash != nil {
-		return report.Markdown(w, r.crash, "")
-	}
-	fmt.Fprintln(w, r.Summary)
-	return nil
-}
-
-func printRepeat(w io.Writer, rep runReport) {
-	fmt.Fprintf(w, "\n== faultline run: %d runs of %s\n", rep.Runs, strings.Join(rep.Command, " "))
-	fmt.Fprintf(w, "Failure rate: %d/%d = %.1f%% (95%% interval %.1f%%-%.1f%%)\n",
-		rep.Failures, rep.Runs, 100*rep.Rate, 100*rep.RateLow, 100*rep.RateHigh)
-	if rep.Failures == 0 {
-		fmt.Fprintf(w, "No failure: if it fails in production, run more (the upper bound above is how rare it could still be).\n")
-		return
-	}
-	if len(rep.Groups) == 1 {
-		fmt.Fprintf(w, "Every failure has the same signature: deterministic once it happens.\n")
-	} else {
-		fmt.Fprintf(w, "%d different signatures: the failure is not one bug in one place (suspect a race or earlier corruption).\n", len(rep.Groups))
-	}
-	fmt.Fprintf(w, "\n| Count | Signature | Runs | First bundle |\n|---|---|---|---|\n")
-	for _, g := range rep.Groups {
-		runs := make([]string, len(g.Runs))
-		for i, n := range g.Runs {
-			runs[i] = strconv.Itoa(n)
-		}
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s |\n", g.Count, g.Signature, strings.Join(runs, ", "), g.Bundles[0])
-	}
-	for _, g := range rep.Groups {
-		if g.Summary != "" {
-			fmt.Fprintf(w, "\n`%s`: %s\n", g.Signature, g.Summary)
-		}
-	}
-	fmt.Fprintf(w, "\nInventory: %s\n", filepath.Join(rep.Session, "inventory.txt"))
-}
-
-func kib(k int64) string {
+// KiB formats a size in KiB as people read it.
+func KiB(k int64) string {
 	switch {
 	case k >= 1<<20:
 		return fmt.Sprintf("%.1f GiB", float64(k)/(1<<20))
@@ -416,10 +335,10 @@ func kib(k int64) string {
 
 // writeRunInfo records the run: command, directory, status, the capture
 // environment.
-func writeRunInfo(path string, o runOptions, r runResult, env []string) {
+func writeRunInfo(path string, o Options, r Result, env []string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "command: %s\ndirectory: %s\nexit: %d (%s)\npeak RSS: %s\nseconds: %.3f\ncore: %s\n\nenvironment (capture and relevant):\n",
-		strings.Join(o.command, " "), o.dir, r.Exit, exitText(r), kib(r.PeakRSS), r.Seconds, r.CoreNote)
+		strings.Join(o.Command, " "), o.Dir, r.Exit, r.ExitText(), KiB(r.PeakRSS), r.Seconds, r.CoreNote)
 	for _, kv := range env {
 		k := strings.SplitN(kv, "=", 2)[0]
 		if strings.HasPrefix(k, "CUDA_") || strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") ||
@@ -432,10 +351,10 @@ func writeRunInfo(path string, o runOptions, r runResult, env []string) {
 
 // writeInventory records what the job ran with: git HEAD of its working
 // tree, Python packages, Debian packages.
-func writeInventory(path string, o runOptions) error {
+func writeInventory(path string, o Options) error {
 	py := "python3"
-	if base := filepath.Base(o.command[0]); strings.HasPrefix(base, "python") {
-		py = o.command[0]
+	if base := filepath.Base(o.Command[0]); strings.HasPrefix(base, "python") {
+		py = o.Command[0]
 	}
 	var b strings.Builder
 	section := func(title string, name string, args ...string) {
@@ -443,7 +362,7 @@ func writeInventory(path string, o runOptions) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir = o.dir
+		cmd.Dir = o.Dir
 		out, err := cmd.CombinedOutput()
 		b.Write(out)
 		if err != nil {
@@ -451,8 +370,8 @@ func writeInventory(path string, o runOptions) error {
 		}
 		b.WriteString("\n")
 	}
-	section("git HEAD of the working tree", "git", "-C", o.dir, "rev-parse", "HEAD")
-	section("working tree changes", "git", "-C", o.dir, "status", "--porcelain=v1", "--untracked-files=no")
+	section("git HEAD of the working tree", "git", "-C", o.Dir, "rev-parse", "HEAD")
+	section("working tree changes", "git", "-C", o.Dir, "status", "--porcelain=v1", "--untracked-files=no")
 	section("Python packages", py, "-m", "pip", "list", "--format=freeze", "--disable-pip-version-check")
 	section("Debian packages", "dpkg-query", "-W", "-f=${Package} ${Version}\n")
 	return os.WriteFile(path, []byte(b.String()), 0o644)
