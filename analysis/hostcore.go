@@ -33,7 +33,7 @@ func OpenWithHostCore(gpuDump, hostCore string, opt Options) (*Crash, error) {
 			found = found || hc.Threads[i].ID == t
 		}
 		if found {
-			hc.CrashingThread = t
+			hc.CrashingThreadID = t
 			for i := range hc.Threads {
 				hc.Threads[i].Crashed = hc.Threads[i].ID == t
 			}

@@ -124,8 +124,8 @@ func TestOracleGDB(t *testing.T) {
 					t.Errorf("gdb thread %d (LWP %d) missing", wt.Num, wt.LWP)
 					continue
 				}
-				if i == 0 && (!th.Crashed || got.CrashingThread != wt.LWP) {
-					t.Errorf("crashing thread: got %d, gdb's first thread is LWP %d", got.CrashingThread, wt.LWP)
+				if i == 0 && (!th.Crashed || got.CrashingThreadID != wt.LWP) {
+					t.Errorf("crashing thread: got %d, gdb's first thread is LWP %d", got.CrashingThreadID, wt.LWP)
 				}
 				compareFrames(t, wt, th)
 			}
@@ -206,9 +206,9 @@ func TestGDBLogMatchesCore(t *testing.T) {
 			if fromLog.Dump.Format != "gdb-log" {
 				t.Fatalf("format %q", fromLog.Dump.Format)
 			}
-			if len(fromLog.Threads) != len(fromCore.Threads) || fromLog.CrashingThread != fromCore.CrashingThread {
+			if len(fromLog.Threads) != len(fromCore.Threads) || fromLog.CrashingThreadID != fromCore.CrashingThreadID {
 				t.Fatalf("log: %d threads, crashing %d; core: %d threads, crashing %d",
-					len(fromLog.Threads), fromLog.CrashingThread, len(fromCore.Threads), fromCore.CrashingThread)
+					len(fromLog.Threads), fromLog.CrashingThreadID, len(fromCore.Threads), fromCore.CrashingThreadID)
 			}
 			if (fromLog.Signal == nil) != (fromCore.Signal == nil) || fromLog.Signal != nil && fromLog.Signal.Name != fromCore.Signal.Name {
 				t.Errorf("signal: log %+v, core %+v", fromLog.Signal, fromCore.Signal)

@@ -167,7 +167,7 @@ func TestPythonFramesFromCores(t *testing.T) {
 			var crashed *analysis.Thread
 			others := map[string]int{}
 			for i := range c.Threads {
-				if c.Threads[i].ID == c.CrashingThread {
+				if c.Threads[i].ID == c.CrashingThreadID {
 					crashed = &c.Threads[i]
 				} else {
 					others[framesKey(modelPythonFrames(c.Threads[i]))]++
@@ -277,7 +277,7 @@ func TestTracebackLogAsDump(t *testing.T) {
 		t.Errorf("message %q", cls.Message)
 	}
 	th := c.Threads[2]
-	if !th.Crashed || th.ID != c.CrashingThread {
+	if !th.Crashed || th.ID != c.CrashingThreadID {
 		t.Fatalf("the final exception's thread is not the crashing one: %+v", th)
 	}
 	want := lineOf(t, filepath.Join(pythonData, "exception.py"), "# RAISE")

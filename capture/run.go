@@ -259,21 +259,10 @@ func analyzeRun(r *Result, bundle string) {
 		r.Summary = cls.Summary
 		if cls.Signature != "" {
 			r.Signature = cls.Signature
-		} else if cls.CulpritFrame >= 0 {
-			if t := crashedThread(c); t != nil && cls.CulpritFrame < len(t.Frames) {
-				r.Signature = t.Frames[cls.CulpritFrame].Function
-			}
+		} else if f := c.Culprit(); f != nil {
+			r.Signature = f.Function
 		}
 	}
-}
-
-func crashedThread(c *analysis.Crash) *analysis.Thread {
-	for i := range c.Threads {
-		if c.Threads[i].ID == c.CrashingThread {
-			return &c.Threads[i]
-		}
-	}
-	return nil
 }
 
 // ExitText is "SIGSEGV" or "exit 3".

@@ -24,11 +24,11 @@ func TestNullInline(t *testing.T) {
 	}
 	c := newTestClient(t)
 	stop := c.launch(map[string]any{"coreFile": core, "program": exe, "workspaceFolders": []string{corpus(t, ".")}})
-	if stop.Body.Reason != "exception" || stop.Body.ThreadId != model.CrashingThread || !stop.Body.AllThreadsStopped {
-		t.Fatalf("stopped = %+v, want reason exception on thread %d", stop.Body, model.CrashingThread)
+	if stop.Body.Reason != "exception" || stop.Body.ThreadId != model.CrashingThreadID || !stop.Body.AllThreadsStopped {
+		t.Fatalf("stopped = %+v, want reason exception on thread %d", stop.Body, model.CrashingThreadID)
 	}
 	threads := c.ok("threads", nil).(*godap.ThreadsResponse).Body.Threads
-	if len(threads) != 1 || threads[0].Id != model.CrashingThread || !strings.Contains(threads[0].Name, "value_of (null_inline.cpp:16)") {
+	if len(threads) != 1 || threads[0].Id != model.CrashingThreadID || !strings.Contains(threads[0].Name, "value_of (null_inline.cpp:16)") {
 		t.Fatalf("threads = %+v", threads)
 	}
 	st := c.ok("stackTrace", map[string]any{"threadId": stop.Body.ThreadId}).(*godap.StackTraceResponse).Body

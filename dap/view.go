@@ -46,7 +46,7 @@ func newCrashView(sess *analysis.Session, res *sourcelookup.Resolver, exe string
 	var rest []dthread
 	for _, t := range c.Threads {
 		dt := dthread{id: t.ID, name: threadName(t), lwp: t.ID, crashed: t.Crashed, frames: t.Frames}
-		if t.ID == c.CrashingThread && len(v.threads) == 0 {
+		if t.ID == c.CrashingThreadID && len(v.threads) == 0 {
 			v.threads = append(v.threads, dt)
 		} else {
 			rest = append(rest, dt)
@@ -138,5 +138,5 @@ func (v *crashView) localPath(f *analysis.Frame) string {
 func (v *crashView) aboveCulprit(ti, fi int) bool {
 	cl := v.crash.Classification
 	t := &v.threads[ti]
-	return cl != nil && t.lwp != 0 && t.lwp == v.crash.CrashingThread && fi < cl.CulpritFrame
+	return cl != nil && t.lwp != 0 && t.lwp == v.crash.CrashingThreadID && fi < cl.CulpritFrame
 }

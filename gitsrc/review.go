@@ -39,7 +39,7 @@ func reviewTargets(c *analysis.Crash, comps []*component, frames []FrameSource, 
 	var out []reviewTarget
 	seen := map[string]bool{}
 	for _, fs := range frames {
-		if fs.Thread != c.CrashingThread || fs.Component == "" {
+		if fs.Thread != c.CrashingThreadID || fs.Component == "" {
 			continue
 		}
 		comp := byName[fs.Component]

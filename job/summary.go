@@ -86,7 +86,7 @@ func Summarize(c *model.Crash, in Info) *Summary {
 		s.Crash = &CrashBrief{Kind: cl.Kind, Signature: clip(cl.Signature), Summary: clip(cl.Summary), Message: clip(cl.Message)}
 	}
 	if c.Signal != nil {
-		s.CrashingThread = c.CrashingThread
+		s.CrashingThread = c.CrashingThreadID
 	}
 	frameIndex := map[FrameRef]int{}
 	stackIndex := map[string]int{}

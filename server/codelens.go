@@ -92,7 +92,7 @@ func (v *view) frameLenses(idx []int, r protocol.Range) []protocol.CodeLens {
 }
 
 func (v *view) funcOf(st stop) string {
-	if t := findThread(v.crash, st.thread); t != nil && st.frame < len(t.Frames) {
+	if t := v.crash.Thread(st.thread); t != nil && st.frame < len(t.Frames) {
 		return funcName(&t.Frames[st.frame])
 	}
 	return "??"

@@ -162,7 +162,7 @@ func crashSummary(v *view) string {
 		fr := v.sites[v.culprit].frame
 		fmt.Fprintf(&b, " in %s — thread %d, frame #%d", funcName(fr), v.thread.ID, fr.Index)
 	} else if v.thread != nil {
-		fmt.Fprintf(&b, " — thread %d", c.CrashingThread)
+		fmt.Fprintf(&b, " — thread %d", c.CrashingThreadID)
 	}
 	return b.String()
 }

@@ -160,7 +160,7 @@ func (v *view) registers(phys int) (map[string]uint64, string) {
 		if len(fr.Regs) > 0 {
 			return fr.Regs, "saved by the kernel in the core"
 		}
-		if in := v.crash.Instruction; in != nil && v.thread.ID == v.crash.CrashingThread {
+		if in := v.crash.Instruction; in != nil && v.thread.ID == v.crash.CrashingThreadID {
 			regs := map[string]uint64{}
 			for name, val := range in.Registers {
 				var x uint64
@@ -241,7 +241,7 @@ func (v *view) disassembly(phys int) string {
 			}
 		}
 		fmt.Fprintf(&b, "%s%#x  %s", prefix, in.PC, in.Text)
-		if j == mark && exact && v.thread.ID == v.crash.CrashingThread && v.physical(0) == phys {
+		if j == mark && exact && v.thread.ID == v.crash.CrashingThreadID && v.physical(0) == phys {
 			if c := v.crash.Instruction; c != nil && c.EffectiveAddress != "" {
 				fmt.Fprintf(&b, "    ; faulting %s of %s", c.Access, c.EffectiveAddress)
 			}

@@ -65,7 +65,7 @@ func (s *Server) InlayHint(_ context.Context, params *protocol.InlayHintParams) 
 // physical frame that faulted: "read 0x8 via 0x8(%rdi): rdi = 0x0".
 func (v *view) faultHint() string {
 	in := v.crash.Instruction
-	if in == nil || v.thread.ID != v.crash.CrashingThread || v.physical(v.culprit) != v.physical(0) {
+	if in == nil || v.thread.ID != v.crash.CrashingThreadID || v.physical(v.culprit) != v.physical(0) {
 		return ""
 	}
 	if in.EffectiveAddress == "" {

@@ -266,7 +266,7 @@ func (s *Server) rebuild(thread int) error {
 	}
 	if thread == 0 {
 		thread = l.view.thread.ID
-	} else if findThread(l.view.crash, thread) == nil {
+	} else if l.view.crash.Thread(thread) == nil {
 		s.mu.Unlock()
 		return fmt.Errorf("the dump has no thread %d", thread)
 	}

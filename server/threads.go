@@ -69,7 +69,7 @@ func (s *Server) Request(_ context.Context, method string, _ any) (any, error) {
 	}
 	res := &ThreadsResult{
 		Dump:           v.crash.Dump.Path,
-		CrashingThread: v.crash.CrashingThread,
+		CrashingThread: v.crash.CrashingThreadID,
 		Summary:        crashSummary(v),
 		Threads:        make([]ThreadInfo, 0, len(v.crash.Threads)),
 		GPU:            v.gpuInfo(),

@@ -88,9 +88,9 @@ func newView(crash *analysis.Crash, src *loaded, selected int, res *resolver, va
 	if src != nil {
 		v.placeUpstream(src.sources)
 	}
-	v.thread = findThread(crash, selected)
+	v.thread = crash.Thread(selected)
 	if v.thread == nil {
-		v.thread = findThread(crash, crash.CrashingThread)
+		v.thread = crash.Thread(crash.CrashingThreadID)
 	}
 	if v.thread == nil && len(crash.Threads) > 0 {
 		v.thread = &crash.Threads[0]
@@ -137,22 +137,13 @@ func newView(crash *analysis.Crash, src *loaded, selected int, res *resolver, va
 	return v
 }
 
-func findThread(c *analysis.Crash, id int) *analysis.Thread {
-	for i := range c.Threads {
-		if c.Threads[i].ID == id {
-			return &c.Threads[i]
-		}
-	}
-	return nil
-}
-
 // culpritFrame is the index of the frame of t the crash is blamed on: the
 // classification's culprit (the first frame of the program's own code) on
 // the crashing thread, frame 0 when there is no classification, -1 on other
 // threads and on the host thread of a GPU fault (the culprit is then the
 // innermost GPU inline level).
 func culpritFrame(c *analysis.Crash, t *analysis.Thread) int {
-	if t.ID != c.CrashingThread || len(t.Frames) == 0 {
+	if t.ID != c.CrashingThreadID || len(t.Frames) == 0 {
 		return -1
 	}
 	if cl := c.Classification; cl != nil && cl.CulpritFrame >= 0 && cl.CulpritFrame < len(t.Frames) {

@@ -67,7 +67,7 @@ type analyzer struct {
 func (a *analyzer) run() *model.Classification {
 	a.cls = &model.Classification{Kind: model.KindUnknown, Context: model.ContextRuntime, CulpritFrame: -1,
 		Evidence: []string{}}
-	if t := a.crashingThread(); t != nil {
+	if t := a.c.CrashingThread(); t != nil {
 		a.frames = t.Frames
 	}
 	a.start = a.reraiseStart()
@@ -85,15 +85,6 @@ func (a *analyzer) run() *model.Classification {
 		a.cls.Summary = a.defaultSummary()
 	}
 	return a.cls
-}
-
-func (a *analyzer) crashingThread() *model.Thread {
-	for i := range a.c.Threads {
-		if a.c.Threads[i].Crashed {
-			return &a.c.Threads[i]
-		}
-	}
-	return nil
 }
 
 // evidence appends one line of evidence.

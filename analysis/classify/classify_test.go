@@ -39,7 +39,7 @@ func open(t *testing.T, core, bin string, search ...string) *analysis.Crash {
 func culpritFunction(c *analysis.Crash) string {
 	cls := c.Classification
 	for _, th := range c.Threads {
-		if th.ID == c.CrashingThread && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(th.Frames) {
+		if th.ID == c.CrashingThreadID && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(th.Frames) {
 			return th.Frames[cls.CulpritFrame].Function
 		}
 	}

@@ -62,7 +62,7 @@ func Culprit(c *model.Crash) string {
 		return ""
 	}
 	for _, t := range c.Threads {
-		if t.ID == c.CrashingThread && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(t.Frames) {
+		if t.ID == c.CrashingThreadID && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(t.Frames) {
 			f := t.Frames[cls.CulpritFrame]
 			return describeFrame(f, orDefault(baseName(f.Function), "??"))
 		}

@@ -171,18 +171,9 @@ func ownerText(l model.LockWait) string {
 	return fmt.Sprintf(", held by thread %d", l.Owner)
 }
 
-func (a *analyzer) thread(id int) *model.Thread {
-	for i := range a.c.Threads {
-		if a.c.Threads[i].ID == id {
-			return &a.c.Threads[i]
-		}
-	}
-	return nil
-}
-
 // ownFrame names a thread's first frame of program code.
 func (a *analyzer) ownFrame(id int) string {
-	t := a.thread(id)
+	t := a.c.Thread(id)
 	if t == nil {
 		return ""
 	}
@@ -221,7 +212,7 @@ func (a *analyzer) blockedSignature() []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, l := range a.cls.Locks {
-		t := a.thread(l.Thread)
+		t := a.c.Thread(l.Thread)
 		if t == nil {
 			continue
 		}
@@ -310,7 +301,7 @@ func (a *analyzer) raceRedFlags() {
 	if len(others) == 0 {
 		return
 	}
-	crashed := a.c.CrashingThread
+	crashed := a.c.CrashingThreadID
 	threads := append([]int{crashed}, others...)
 	var flags []string
 	if inContainer {

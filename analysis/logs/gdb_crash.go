@@ -68,7 +68,7 @@ func ReadGDBCrash(path string, open func() (io.ReadCloser, error)) (*model.Crash
 			th.Truncated = "the log ends with \"(More stack frames follow...)\""
 		}
 		if th.Crashed {
-			c.CrashingThread = th.ID
+			c.CrashingThreadID = th.ID
 		}
 		c.Threads = append(c.Threads, th)
 	}

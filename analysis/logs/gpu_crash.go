@@ -83,7 +83,7 @@ func ReadGPUCrash(path string, r io.Reader) (*model.Crash, error) {
 			t.Frames = append(t.Frames, model.Frame{Index: i, Function: f.Function, File: f.File, Line: f.Line,
 				Trust: model.TrustContext})
 		}
-		c.Threads, c.CrashingThread = []model.Thread{t}, 1
+		c.Threads, c.CrashingThreadID = []model.Thread{t}, 1
 	default:
 		return nil, fmt.Errorf("%s is not a GPU crash log faultline can read", path)
 	}
@@ -148,7 +148,7 @@ func sanitizerGPU(c *model.Crash, rep *SanitizerReport) {
 			t.Frames = append(t.Frames, model.Frame{Index: i, PC: fmt.Sprintf("%#x", f.PC), Addr: f.PC, Module: f.Module,
 				Function: f.Function, Trust: model.TrustScan})
 		}
-		c.Threads, c.CrashingThread = []model.Thread{t}, 1
+		c.Threads, c.CrashingThreadID = []model.Thread{t}, 1
 	}
 	for _, o := range rep.Errors[1:] {
 		c.Problems = append(c.Problems, model.Problem{Message: fmt.Sprintf("compute-sanitizer also reported: %s at %s+%#x (%s:%d)",

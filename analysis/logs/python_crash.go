@@ -40,7 +40,7 @@ func ReadFaulthandlerCrash(path string, open func() (io.ReadCloser, error)) (*mo
 			th.Truncated = "faulthandler prints at most 100 frames per thread"
 		}
 		if t.Current {
-			c.CrashingThread = th.ID
+			c.CrashingThreadID = th.ID
 		}
 		c.Threads = append(c.Threads, th)
 	}
@@ -64,11 +64,12 @@ func ReadFaulthandlerCrash(path string, open func() (io.ReadCloser, error)) (*mo
 		}
 	}
 	cls := pythonClassification(c, kind)
+	c.Classification = cls
 	cls.Message = "Fatal Python error: " + fh.Error
 	if fh.Signal == "" && kind == model.KindHang {
 		cls.Message = fh.Error
 	}
-	if f := culpritFrame(c); f != nil {
+	if f := c.Culprit(); f != nil {
 		cls.Summary = fmt.Sprintf("%s in native code called from %s (%s:%d); faulthandler shows only Python "+
 			"frames: the core dump of the same crash has the native ones.", what, f.Function, filepath.Base(f.File), f.Line)
 		if kind == model.KindHang {
@@ -83,7 +84,6 @@ func ReadFaulthandlerCrash(path string, open func() (io.ReadCloser, error)) (*mo
 		cls.Evidence = append(cls.Evidence, fmt.Sprintf("the log also holds %d Python traceback(s); the last: %s",
 			len(tb.Tracebacks), tb.Final().Exception))
 	}
-	c.Classification = cls
 	return c, true, nil
 }
 
@@ -117,14 +117,15 @@ func ReadTracebackCrash(path string, open func() (io.ReadCloser, error)) (*model
 		}
 		if i == len(tb.Tracebacks)-1 {
 			th.Crashed = true
-			c.CrashingThread = th.ID
+			c.CrashingThreadID = th.ID
 		}
 		c.Threads = append(c.Threads, th)
 	}
 	final := tb.Final()
 	cls := pythonClassification(c, model.KindUnknown)
+	c.Classification = cls
 	cls.Message = final.Exception
-	if f := culpritFrame(c); f != nil {
+	if f := c.Culprit(); f != nil {
 		cls.Summary = fmt.Sprintf("Uncaught Python exception %s in %s (%s:%d).",
 			final.Exception, f.Function, filepath.Base(f.File), f.Line)
 	}
@@ -139,7 +140,6 @@ func ReadTracebackCrash(path string, open func() (io.ReadCloser, error)) (*model
 	if others := len(tb.Tracebacks) - 1; others > 0 {
 		cls.Evidence = append(cls.Evidence, fmt.Sprintf("%d earlier traceback(s) in the log are threads %d-%d", others, 1, others))
 	}
-	c.Classification = cls
 	return c, true, nil
 }
 
@@ -172,26 +172,14 @@ func pythonClassification(c *model.Crash, kind string) *model.Classification {
 	return cls
 }
 
+// crashingThread is the thread a Python log's crash is read from: the
+// one that crashed, or in a log without a signal (an uncaught exception,
+// a timeout) the one the log marks current.
 func crashingThread(c *model.Crash) *model.Thread {
-	for i := range c.Threads {
-		if c.Threads[i].ID == c.CrashingThread && (c.Threads[i].Crashed || c.Signal == nil) {
-			return &c.Threads[i]
-		}
+	if c.Signal == nil {
+		return c.Thread(c.CrashingThreadID)
 	}
-	return nil
-}
-
-// culpritFrame returns the crashing thread's innermost frame of the
-// program's own code (else its innermost frame), nil when it has none.
-func culpritFrame(c *model.Crash) *model.Frame {
-	t := crashingThread(c)
-	if t == nil {
-		return nil
-	}
-	if i := ownFrame(t.Frames); i >= 0 {
-		return &t.Frames[i]
-	}
-	return nil
+	return c.CrashingThread()
 }
 
 // ownFrame indexes the innermost frame outside the Python library, else

@@ -10,12 +10,12 @@ const Schema = "faultline.crash/v1"
 
 // Crash is the crash model that `faultline analyze --json` prints.
 type Crash struct {
-	Schema         string   `json:"schema"`
-	Dump           Dump     `json:"dump"`
-	Signal         *Signal  `json:"signal,omitempty"`
-	CrashingThread int      `json:"crashingThread"`
-	Threads        []Thread `json:"threads"`
-	Modules        []Module `json:"modules"`
+	Schema           string   `json:"schema"`
+	Dump             Dump     `json:"dump"`
+	Signal           *Signal  `json:"signal,omitempty"`
+	CrashingThreadID int      `json:"crashingThread"` // the thread CrashingThread returns (0: none)
+	Threads          []Thread `json:"threads"`
+	Modules          []Module `json:"modules"`
 	// Classification is the "crash" section: kind, context, culprit, evidence.
 	Classification *Classification `json:"crash,omitempty"`
 	Instruction    *Instruction    `json:"instruction,omitempty"`

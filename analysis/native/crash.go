@@ -52,7 +52,7 @@ func (p *Process) crash(path string) *model.Crash {
 		}
 		c.Threads = append(c.Threads, th)
 		if i == 0 && th.Crashed {
-			c.CrashingThread = th.ID
+			c.CrashingThreadID = th.ID
 			c.Instruction = p.instruction(core.Threads[0], th)
 			if p.opt.OnCrashingThread != nil && total > 1 {
 				partial := *c

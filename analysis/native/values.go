@@ -26,13 +26,7 @@ func (p *Process) FrameValues(c *model.Crash, threadID, frameIndex int) ([]Value
 	if c == nil {
 		return nil, fmt.Errorf("no crash model")
 	}
-	var th *model.Thread
-	for i := range c.Threads {
-		if c.Threads[i].ID == threadID {
-			th = &c.Threads[i]
-			break
-		}
-	}
+	th := c.Thread(threadID)
 	if th == nil {
 		return nil, fmt.Errorf("no thread %d", threadID)
 	}

@@ -147,7 +147,7 @@ func checkKilled(t *testing.T, c *model.Crash, sender int, knowSender bool) {
 func culprit(c *model.Crash) string {
 	cls := c.Classification
 	for _, th := range c.Threads {
-		if th.ID == c.CrashingThread && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(th.Frames) {
+		if th.ID == c.CrashingThreadID && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(th.Frames) {
 			return th.Frames[cls.CulpritFrame].Function
 		}
 	}

@@ -52,7 +52,7 @@ func unpack(t *testing.T, dir, name string) string {
 // "function at file:line".
 func crashingLines(c *model.Crash) []string {
 	for _, th := range c.Threads {
-		if th.ID == c.CrashingThread {
+		if th.ID == c.CrashingThreadID {
 			return crashlab.ModelLines(th)
 		}
 	}
@@ -164,9 +164,9 @@ func TestLLDBCores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Dump.PID != 5222 || len(c.Threads) != 3 || c.CrashingThread != 5250 || c.Signal == nil || c.Signal.Number != 4 {
+	if c.Dump.PID != 5222 || len(c.Threads) != 3 || c.CrashingThreadID != 5250 || c.Signal == nil || c.Signal.Number != 4 {
 		t.Errorf("thread_crash: pid %d, %d threads, crashing %d, signal %+v; LLDB expects 5222, 3, 5250, SIGILL",
-			c.Dump.PID, len(c.Threads), c.CrashingThread, c.Signal)
+			c.Dump.PID, len(c.Threads), c.CrashingThreadID, c.Signal)
 	}
 	if c.Classification.Kind != model.KindKilled {
 		t.Errorf("thread_crash: raise(SIGILL) classified %s, want %s (no instruction faulted)", c.Classification.Kind, model.KindKilled)

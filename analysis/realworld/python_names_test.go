@@ -35,7 +35,7 @@ func TestPythonAngleBracketNames(t *testing.T) {
 	}
 	var names []string
 	for _, th := range c.Threads {
-		if th.ID == c.CrashingThread {
+		if th.ID == c.CrashingThreadID {
 			for _, f := range th.Frames {
 				names = append(names, f.Function)
 			}

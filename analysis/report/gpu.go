@@ -35,7 +35,7 @@ func writeGPUMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
 	p.f("%s# Device call chain\n\n", h)
 	deviceChain(p, g)
 	p.f("%s# Host launch stack\n\n", h)
-	if t := crashed(c); t != nil && len(t.Frames) > 0 {
+	if t := c.CrashingThread(); t != nil && len(t.Frames) > 0 {
 		callChain(p, c, *t, cls.CulpritFrame)
 	} else {
 		p.f("Not in this input (a GPU core or a runtime's fault message holds no host stack: the CPU core of the same run, compute-sanitizer's \"Host Frame\" lines or rocgdb's host threads have it).\n\n")

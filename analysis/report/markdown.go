@@ -46,12 +46,12 @@ func writeMarkdown(p *printer, c *model.Crash, determinism, h string) {
 	p.f("**Signature:** `%s`\n\n", cls.Signature)
 
 	chainThreads := []model.Thread{}
-	if t := crashed(c); t != nil && !liveDump(c) {
+	if t := c.CrashingThread(); t != nil && !liveDump(c) {
 		chainThreads = append(chainThreads, *t)
 	}
 	for _, l := range cls.Locks {
 		if liveDump(c) {
-			if t := threadByID(c, l.Thread); t != nil {
+			if t := c.Thread(l.Thread); t != nil {
 				chainThreads = append(chainThreads, *t)
 			}
 		}
@@ -146,7 +146,7 @@ func signalLine(c *model.Crash) string {
 }
 
 func crashingThreadLine(c *model.Crash) string {
-	t := crashed(c)
+	t := c.CrashingThread()
 	if t == nil || liveDump(c) {
 		return fmt.Sprintf("none (%d threads; the blocked ones are below)", len(c.Threads))
 	}
@@ -180,24 +180,6 @@ func reraisedNote(cls *model.Classification) string {
 		return " (the signal was caught by a handler and re-raised)"
 	}
 	return ""
-}
-
-func crashed(c *model.Crash) *model.Thread {
-	for i := range c.Threads {
-		if c.Threads[i].Crashed {
-			return &c.Threads[i]
-		}
-	}
-	return nil
-}
-
-func threadByID(c *model.Crash, id int) *model.Thread {
-	for i := range c.Threads {
-		if c.Threads[i].ID == id {
-			return &c.Threads[i]
-		}
-	}
-	return nil
 }
 
 // maxChainRows bounds the call chain table (recursion has 30,000 frames).
@@ -456,7 +438,7 @@ func nextSteps(c *model.Crash, determinism string) []string {
 	cls := c.Classification
 	var out []string
 	where := "the culprit frame"
-	if t := crashed(c); t != nil && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(t.Frames) {
+	if t := c.CrashingThread(); t != nil && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(t.Frames) {
 		f := t.Frames[cls.CulpritFrame]
 		where = "`" + shortName(f.Function) + "`"
 		if f.File != "" {

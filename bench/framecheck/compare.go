@@ -52,7 +52,7 @@ func Compare(c *analysis.Crash, gl *logs.GDBLog) *Result {
 		byLWP[gl.Threads[i].LWP] = &gl.Threads[i]
 	}
 	r.CrashGDBLWP = gdbCrashLWP(gl)
-	r.CrashLWP = c.CrashingThread
+	r.CrashLWP = c.CrashingThreadID
 	if r.CrashLWP == 0 {
 		for _, t := range c.Threads {
 			if t.Crashed {

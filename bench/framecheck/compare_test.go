@@ -33,7 +33,7 @@ func crashFromGDB(gl *logs.GDBLog) *analysis.Crash {
 	for _, gt := range gl.Threads {
 		th := analysis.Thread{ID: gt.LWP, Crashed: gt.Num == 1}
 		if th.Crashed {
-			c.CrashingThread = gt.LWP
+			c.CrashingThreadID = gt.LWP
 		}
 		for _, g := range gt.Frames {
 			f := analysis.Frame{Index: g.Index, Function: g.Function, File: g.File, Line: g.Line, Signal: g.Signal}
@@ -65,7 +65,7 @@ func crashFromEUStack(t *testing.T, path string) *analysis.Crash {
 				t.Fatalf("%s: %q: %v", path, line, err)
 			}
 			if len(c.Threads) == 0 {
-				c.CrashingThread = id
+				c.CrashingThreadID = id
 			}
 			c.Threads = append(c.Threads, analysis.Thread{ID: id, Crashed: len(c.Threads) == 0})
 		case strings.HasPrefix(line, "#"):
@@ -161,7 +161,7 @@ func TestCrashingThreadMismatchFails(t *testing.T) {
 		t.Fatalf("wrong line in frame 0: CrashOK %v, %d/%d agree", r.CrashOK(), r.CrashAgree, r.CrashFrames)
 	}
 	c = crashFromGDB(gl)
-	c.CrashingThread = c.Threads[0].ID // gdb thread 10, a parked worker
+	c.CrashingThreadID = c.Threads[0].ID // gdb thread 10, a parked worker
 	if r := Compare(c, gl); r.CrashOK() {
 		t.Fatal("a different crashing LWP passed")
 	}
