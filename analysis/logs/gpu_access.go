@@ -93,7 +93,7 @@ func FillROCm(c *model.Crash, l *ROCmLog) {
 			t.Frames = append(t.Frames, model.Frame{Index: len(t.Frames), Function: f.Function, File: f.File,
 				Line: f.Line, Trust: model.TrustContext})
 		}
-		c.Threads, c.CrashingThread = []model.Thread{t}, 1
+		c.Threads, c.CrashingThreadID = []model.Thread{t}, 1
 	}
 }
 
