@@ -174,7 +174,7 @@ func cudaGDBGPU(g *model.GPU, l *CUDAGDBLog) {
 		g.Frames = append(g.Frames, model.Frame{Index: i, Function: f.Function, File: f.File, Line: f.Line,
 			Inlined: f.PC == 0 && i < len(l.Frames)-1, Trust: model.TrustContext})
 		if f.InlinedFrom != "" {
-			g.Notes = append(g.Notes, "cuda-gdb shows one inline level ("+f.InlinedFrom+"); open the model.GPU core dump or "+
+			g.Notes = append(g.Notes, "cuda-gdb shows one inline level ("+f.InlinedFrom+"); open the GPU core dump or "+
 				"run `faultline gpu-lines` on the cubin for the whole chain")
 		}
 	}
