@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 func TestSuffixIndex(t *testing.T) {
@@ -187,24 +189,30 @@ func TestCleanRepoPath(t *testing.T) {
 
 func FuzzParsePackageNotes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
-		parsePackageNotes(b, binary.LittleEndian)
-		parsePackageNotes(b, binary.BigEndian)
+		fuzzbudget.Check(t, len(b), fuzzbudget.Default, func() {
+			parsePackageNotes(b, binary.LittleEndian)
+			parsePackageNotes(b, binary.BigEndian)
+		})
 	})
 }
 
 func FuzzParseConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if c, err := ParseConfig(b); err == nil {
-			c.rule("/usr/lib/libx.so")
-		}
+		fuzzbudget.Check(t, len(b), fuzzbudget.Default, func() {
+			if c, err := ParseConfig(b); err == nil {
+				c.rule("/usr/lib/libx.so")
+			}
+		})
 	})
 }
 
 func FuzzFunctionRange(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte, line int, fn string) {
-		lo, hi := functionRange(src, line, fn)
-		if lo > hi {
-			t.Fatalf("range %d-%d", lo, hi)
-		}
+		fuzzbudget.Check(t, len(src)+len(fn), fuzzbudget.Default, func() {
+			lo, hi := functionRange(src, line, fn)
+			if lo > hi {
+				t.Fatalf("range %d-%d", lo, hi)
+			}
+		})
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // FuzzParseSettings: initializationOptions and didChangeConfiguration come
@@ -16,12 +18,14 @@ func FuzzParseSettings(f *testing.F) {
 	f.Add([]byte(`{"faultline":{"sourceMap":{"/build":"/src"}}}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := parseSettings(b)
-		if err != nil {
-			return
-		}
-		r := newResolver([]string{t.TempDir()}, st)
-		r.Lookup("a/b.c")
+		fuzzbudget.Check(t, len(b), fuzzbudget.Default, func() {
+			st, err := parseSettings(b)
+			if err != nil {
+				return
+			}
+			r := newResolver([]string{t.TempDir()}, st)
+			r.Lookup("a/b.c")
+		})
 	})
 }
 
@@ -42,13 +46,15 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("Content-Length: 2\r\n\r\n[]Content-Length: x\r\n\r\n"))
 	f.Add([]byte("Content-Length: 99999999999\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rw := &readWriter{Reader: bytes.NewReader(b)}
-		s := newTolerantStream(rw, zap.NewNop())
-		for range 10_000 {
-			if _, _, err := s.Read(context.Background()); err != nil {
-				return // io.EOF, io.ErrUnexpectedEOF or a header error
+		fuzzbudget.Check(t, len(b), fuzzbudget.Default, func() {
+			rw := &readWriter{Reader: bytes.NewReader(b)}
+			s := newTolerantStream(rw, zap.NewNop())
+			for range 10_000 {
+				if _, _, err := s.Read(context.Background()); err != nil {
+					return // io.EOF, io.ErrUnexpectedEOF or a header error
+				}
 			}
-		}
-		t.Fatal("10000 messages from a finite input")
+			t.Fatal("10000 messages from a finite input")
+		})
 	})
 }

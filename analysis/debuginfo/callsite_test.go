@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // tailcallBuilds compile testdata/src/tailcall.c (gcc -O2: main calls
@@ -297,46 +299,48 @@ func loadExtent(t *testing.T, path string) (lo, hi uint64) {
 func FuzzCallSites(f *testing.F) {
 	f.Add([]byte("\x7fELF"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := NewObjectFromBytes("fuzz", data)
-		if err != nil {
-			return
-		}
-		s := NewSymbols(o, o)
-		df := s.dwarfData()
-		if df == nil || df.index() != nil && len(df.ranges) == 0 {
-			return
-		}
-		space := &AddressSpace{}
-		space.Add(s, 0, ^uint64(0), 0)
-		var pcs []uint64
-		for i := range df.units {
-			if i >= 64 {
-				break
-			}
-			tree, err := df.tree(i)
+		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
+			o, err := NewObjectFromBytes("fuzz", data)
 			if err != nil {
-				continue
+				return
 			}
-			for _, cs := range tree.calls.sites {
-				pcs = append(pcs, cs.returnPC)
+			s := NewSymbols(o, o)
+			df := s.dwarfData()
+			if df == nil || df.index() != nil && len(df.ranges) == 0 {
+				return
 			}
-		}
-		for _, rg := range df.ranges {
-			pcs = append(pcs, rg.lo, rg.hi-1)
-		}
-		if len(pcs) > 256 {
-			pcs = pcs[:256]
-		}
-		for _, pc := range pcs {
-			if cs, ok := s.CallSiteAt(pc); ok {
-				for _, a := range cs.TargetAddrs {
-					s.TailCalls(a)
+			space := &AddressSpace{}
+			space.Add(s, 0, ^uint64(0), 0)
+			var pcs []uint64
+			for i := range df.units {
+				if i >= 64 {
+					break
+				}
+				tree, err := df.tree(i)
+				if err != nil {
+					continue
+				}
+				for _, cs := range tree.calls.sites {
+					pcs = append(pcs, cs.returnPC)
 				}
 			}
-			s.FunctionStart(pc)
-			for _, callee := range pcs[:min(len(pcs), 16)] {
-				space.TailCallFrames(pc, callee)
+			for _, rg := range df.ranges {
+				pcs = append(pcs, rg.lo, rg.hi-1)
 			}
-		}
+			if len(pcs) > 256 {
+				pcs = pcs[:256]
+			}
+			for _, pc := range pcs {
+				if cs, ok := s.CallSiteAt(pc); ok {
+					for _, a := range cs.TargetAddrs {
+						s.TailCalls(a)
+					}
+				}
+				s.FunctionStart(pc)
+				for _, callee := range pcs[:min(len(pcs), 16)] {
+					space.TailCallFrames(pc, callee)
+				}
+			}
+		})
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // refDIE is what decodeUnit should keep of a DIE, read with debug/dwarf.
@@ -202,34 +204,36 @@ func nonEmpty(rs [][2]uint64) [][2]uint64 {
 func FuzzUnitDIEs(f *testing.F) {
 	f.Add([]byte{}, []byte{}, []byte{}, []byte{})
 	f.Fuzz(func(t *testing.T, info, abbrev, str, lists []byte) {
-		df := &dwarfFile{
-			obj: &Object{path: "fuzz"},
-			bo:  binary.LittleEndian,
-			sec: dwarfSections{info: info, abbrev: abbrev, str: str, lineStr: str,
-				strOffsets: lists, addr: lists, ranges: lists, rnglists: lists},
-			decoded: map[int]*unitTree{},
-		}
-		units, _ := parseUnitHeaders(info, binary.LittleEndian)
-		df.indexOnce.Do(func() { df.units = units })
-		for i, u := range units {
-			if i == 16 {
-				break
+		fuzzbudget.Check(t, len(info)+len(abbrev)+len(str)+len(lists), fuzzbudget.Default, func() {
+			df := &dwarfFile{
+				obj: &Object{path: "fuzz"},
+				bo:  binary.LittleEndian,
+				sec: dwarfSections{info: info, abbrev: abbrev, str: str, lineStr: str,
+					strOffsets: lists, addr: lists, ranges: lists, rnglists: lists},
+				decoded: map[int]*unitTree{},
 			}
-			df.unitRanges(u)
-			tree, err := decodeUnit(df, u)
-			if err != nil {
-				continue
-			}
-			for j := range tree.dies {
-				if j == 256 {
+			units, _ := parseUnitHeaders(info, binary.LittleEndian)
+			df.indexOnce.Do(func() { df.units = units })
+			for i, u := range units {
+				if i == 16 {
 					break
 				}
-				functionName(dieRef{tree, j})
+				df.unitRanges(u)
+				tree, err := decodeUnit(df, u)
+				if err != nil {
+					continue
+				}
+				for j := range tree.dies {
+					if j == 256 {
+						break
+					}
+					functionName(dieRef{tree, j})
+				}
+				for _, cs := range tree.calls.sites {
+					df.callTarget(cs.target)
+				}
+				tree.innermost(0x1000)
 			}
-			for _, cs := range tree.calls.sites {
-				df.callTarget(cs.target)
-			}
-			tree.innermost(0x1000)
-		}
+		})
 	})
 }

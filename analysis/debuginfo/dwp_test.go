@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // llvmDWP is the first llvm-dwp found; "" if none.
@@ -156,18 +158,20 @@ func fmtLocations(locs []Location) string {
 // bytes (the seed is pack.dwp's .debug_cu_index, as llvm-dwp 14 wrote it).
 func FuzzDWPIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, sig uint64) {
-		x, err := parseDWPIndex(data, binary.LittleEndian)
-		if err != nil {
-			return
-		}
-		row, ok := x.lookup(sig)
-		for sect := 0; sect <= maxDWSect+1; sect++ {
-			if c, ok2 := x.contribution(row, sect); ok && ok2 {
-				c.slice(data)
+		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
+			x, err := parseDWPIndex(data, binary.LittleEndian)
+			if err != nil {
+				return
 			}
-		}
-		for r := uint32(0); r <= x.nunits+1 && r < 64; r++ {
-			x.contribution(r, dwSectInfo)
-		}
+			row, ok := x.lookup(sig)
+			for sect := 0; sect <= maxDWSect+1; sect++ {
+				if c, ok2 := x.contribution(row, sect); ok && ok2 {
+					c.slice(data)
+				}
+			}
+			for r := uint32(0); r <= x.nunits+1 && r < 64; r++ {
+				x.contribution(r, dwSectInfo)
+			}
+		})
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // FuzzObject feeds arbitrary bytes to the ELF, section, note, symbol table
@@ -12,29 +14,31 @@ import (
 func FuzzObject(f *testing.F) {
 	f.Add([]byte("\x7fELF"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := NewObjectFromBytes("fuzz", data)
-		if err != nil {
-			return
-		}
-		o.BuildID()
-		o.DebugLink()
-		for _, name := range []string{".text", ".debug_info", ".debug_line", ".eh_frame"} {
-			o.Section(name)
-		}
-		buf := make([]byte, 8)
-		o.ReadAt(buf, 0x1000)
-		s := NewSymbols(o, o)
-		s.HasDWARF()
-		s.SymbolAddr("main")
-		for _, pc := range []uint64{0, 0x1000, 0x1139, 0x1150, 0x401000} {
-			s.Lookup(pc)
-		}
-		if df := s.dwarfData(); df != nil {
-			for _, rg := range df.ranges {
-				s.Lookup(rg.lo)
-				s.Lookup(rg.hi - 1)
+		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
+			o, err := NewObjectFromBytes("fuzz", data)
+			if err != nil {
+				return
 			}
-		}
+			o.BuildID()
+			o.DebugLink()
+			for _, name := range []string{".text", ".debug_info", ".debug_line", ".eh_frame"} {
+				o.Section(name)
+			}
+			buf := make([]byte, 8)
+			o.ReadAt(buf, 0x1000)
+			s := NewSymbols(o, o)
+			s.HasDWARF()
+			s.SymbolAddr("main")
+			for _, pc := range []uint64{0, 0x1000, 0x1139, 0x1150, 0x401000} {
+				s.Lookup(pc)
+			}
+			if df := s.dwarfData(); df != nil {
+				for _, rg := range df.ranges {
+					s.Lookup(rg.lo)
+					s.Lookup(rg.hi - 1)
+				}
+			}
+		})
 	})
 }
 
@@ -43,18 +47,20 @@ func FuzzObject(f *testing.F) {
 func FuzzLineProgram(f *testing.F) {
 	f.Add([]byte{}, uint64(0x1139))
 	f.Fuzz(func(t *testing.T, data []byte, pc uint64) {
-		p, _ := parseLineProgram(data, 0, binary.LittleEndian, 8, lineStrings{lineStr: data, str: data, strOffsets: data})
-		if p == nil {
-			return
-		}
-		lt := buildLineTable(p, "a.c", "/src")
-		lt.lookup(pc)
-		for _, r := range p.rows {
-			lt.lookup(r.addr)
-		}
-		for i := range p.files {
-			lt.fileNameAt(uint64(i))
-		}
+		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
+			p, _ := parseLineProgram(data, 0, binary.LittleEndian, 8, lineStrings{lineStr: data, str: data, strOffsets: data})
+			if p == nil {
+				return
+			}
+			lt := buildLineTable(p, "a.c", "/src")
+			lt.lookup(pc)
+			for _, r := range p.rows {
+				lt.lookup(r.addr)
+			}
+			for i := range p.files {
+				lt.fileNameAt(uint64(i))
+			}
+		})
 	})
 }
 
@@ -63,9 +69,11 @@ func FuzzLineProgram(f *testing.F) {
 func FuzzDWARFIndex(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		parseUnitHeaders(data, binary.LittleEndian)
-		parseAranges(data, binary.LittleEndian)
-		decompressGNU(data)
-		decompressELF(data, elf.ELFCLASS64, binary.LittleEndian)
+		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
+			parseUnitHeaders(data, binary.LittleEndian)
+			parseAranges(data, binary.LittleEndian)
+			decompressGNU(data)
+			decompressELF(data, elf.ELFCLASS64, binary.LittleEndian)
+		})
 	})
 }

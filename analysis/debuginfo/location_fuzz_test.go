@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // fakeFrame is a frame with a few registers and 64 bytes of memory at
@@ -31,20 +33,22 @@ func FuzzLocationList(f *testing.F) {
 	f.Add([]byte{lleStartxLength, 0x00, 0x04, 0x01, 0x50, lleBaseAddressx, 0x01, lleStartxEndx, 0, 1, 0x03, 0x9e, 0x01, 0x07, lleEndOfList}, uint64(0x10), uint8(5))
 	f.Add([]byte{0x00, 0x10, 0, 0, 0, 0, 0, 0, 0x40, 0x10, 0, 0, 0, 0, 0, 0, 0x03, 0x00, 0x50, 0x93, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint64(0x1010), uint8(4))
 	f.Fuzz(func(t *testing.T, sec []byte, pc uint64, vers uint8) {
-		addr := make([]byte, 16)
-		binary.LittleEndian.PutUint64(addr, 0x1000)
-		binary.LittleEndian.PutUint64(addr[8:], 0x1100)
-		c := &locListCtx{vers: int(vers), asize: 8, base: 0x1000, bo: binary.LittleEndian, addr: addr}
-		expr, err := findLocation(sec, 0, pc, c)
-		if err != nil {
-			return
-		}
-		env := &exprEnv{frame: fakeFrame{}, bo: binary.LittleEndian, asize: 8, offSize: 4, bias: 0x400000,
-			frameBase: func() (uint64, error) { return 0x1020, nil },
-			addrx:     func(idx uint64) (uint64, bool) { return readAt(addr, idx*8, 8, binary.LittleEndian) }}
-		if l, err := env.eval(expr); err == nil && l.kind == locImplicit && len(l.bytes) > 8 && expr[0] != opImplicitValue {
-			t.Fatalf("pieces assembled %d bytes", len(l.bytes))
-		}
+		fuzzbudget.Check(t, len(sec), fuzzbudget.Default, func() {
+			addr := make([]byte, 16)
+			binary.LittleEndian.PutUint64(addr, 0x1000)
+			binary.LittleEndian.PutUint64(addr[8:], 0x1100)
+			c := &locListCtx{vers: int(vers), asize: 8, base: 0x1000, bo: binary.LittleEndian, addr: addr}
+			expr, err := findLocation(sec, 0, pc, c)
+			if err != nil {
+				return
+			}
+			env := &exprEnv{frame: fakeFrame{}, bo: binary.LittleEndian, asize: 8, offSize: 4, bias: 0x400000,
+				frameBase: func() (uint64, error) { return 0x1020, nil },
+				addrx:     func(idx uint64) (uint64, bool) { return readAt(addr, idx*8, 8, binary.LittleEndian) }}
+			if l, err := env.eval(expr); err == nil && l.kind == locImplicit && len(l.bytes) > 8 && expr[0] != opImplicitValue {
+				t.Fatalf("pieces assembled %d bytes", len(l.bytes))
+			}
+		})
 	})
 }
 

@@ -2,6 +2,9 @@ package debuginfo
 
 import (
 	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // TestMiniDebugInfoSymbols: the .gnu_debugdata of the MiniDebugInfo test
@@ -47,14 +50,17 @@ func FuzzMiniDebugInfo(f *testing.F) {
 	f.Add(seed[:len(seed)/2])
 	f.Add([]byte("\xfd7zXZ\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, err := decompressXZ(data, 1<<20)
-		if err == nil && len(out) > 1<<20 {
-			t.Fatalf("%d bytes past the cap", len(out))
-		}
-		if err == nil {
-			if obj, err := NewObjectFromBytes("fuzz", out); err == nil {
-				readSymbols(obj, ".symtab")
+		// The xz decoder may allocate its dictionary (capped at 64 MiB) up front.
+		fuzzbudget.Check(t, len(data), fuzzbudget.Budget{Alloc: 160 << 20, PerByte: 64, Time: 5 * time.Second}, func() {
+			out, err := decompressXZ(data, 1<<20)
+			if err == nil && len(out) > 1<<20 {
+				t.Fatalf("%d bytes past the cap", len(out))
 			}
-		}
+			if err == nil {
+				if obj, err := NewObjectFromBytes("fuzz", out); err == nil {
+					readSymbols(obj, ".symtab")
+				}
+			}
+		})
 	})
 }

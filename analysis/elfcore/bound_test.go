@@ -18,10 +18,15 @@ import (
 // replicatedNoteCore returns a core whose n PT_NOTE headers all point at
 // one range holding an NT_PRSTATUS and a 1 MiB NT_X86_XSTATE (2 MB file
 // for n = 10,000; the fix parses the range once).
-func replicatedNoteCore(n int) []byte {
+func replicatedNoteCore(n int) []byte { return replicatedNoteCoreOf(n, 1<<20) }
+
+// replicatedNoteCoreOf is replicatedNoteCore with an XSAVE note of size
+// bytes (FuzzOpen's seed: 2,000 headers naming a 64 KiB note, 125 MiB of
+// copies before the fix, over the fuzz allocation budget).
+func replicatedNoteCoreOf(n, size int) []byte {
 	notes := encodeNotes([]synthNote{
 		{"CORE", NT_PRSTATUS, prstatusDesc(27, 100, 11)},
-		{"LINUX", NT_X86_XSTATE, make([]byte, 1<<20)},
+		{"LINUX", NT_X86_XSTATE, make([]byte, size)},
 	})
 	core := buildCoreRaw(elf.EM_X86_64, [][]byte{notes}, nil)
 	return replicatePhdr(core, n)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // FuzzParseNotes feeds arbitrary bytes to the note parser as the contents of
@@ -14,29 +16,31 @@ import (
 func FuzzParseNotes(f *testing.F) {
 	f.Add(false, encodeNotes(goodNotes()))
 	f.Fuzz(func(t *testing.T, aarch64 bool, data []byte) {
-		c := &Core{Machine: elf.EM_X86_64, ByteOrder: le}
-		if aarch64 {
-			c.Machine = elf.EM_AARCH64
-		}
-		np := noteParser{core: c, walkBudget: maxNotes, copyBudget: maxNoteCopy}
-		np.parse(data, 0x1000)
-		np.finish(0)
-		if len(c.Threads) > maxThreads || len(c.Threads) > len(data)/12 {
-			t.Fatalf("%d threads from %d bytes", len(c.Threads), len(data))
-		}
-		for _, th := range c.Threads {
-			if th.Regs != nil && len(th.Regs) != c.nRegs() {
-				t.Fatalf("%d registers", len(th.Regs))
+		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
+			c := &Core{Machine: elf.EM_X86_64, ByteOrder: le}
+			if aarch64 {
+				c.Machine = elf.EM_AARCH64
 			}
-			if len(th.FPRegs) > maxRegsetBytes || len(th.XState) > maxRegsetBytes {
-				t.Fatalf("regset over the cap")
+			np := noteParser{core: c, walkBudget: maxNotes, copyBudget: maxNoteCopy}
+			np.parse(data, 0x1000)
+			np.finish(0)
+			if len(c.Threads) > maxThreads || len(c.Threads) > len(data)/12 {
+				t.Fatalf("%d threads from %d bytes", len(c.Threads), len(data))
 			}
-		}
-		for i := 1; i < len(c.Files); i++ {
-			if c.Files[i].Start < c.Files[i-1].Start {
-				t.Fatalf("Files not sorted")
+			for _, th := range c.Threads {
+				if th.Regs != nil && len(th.Regs) != c.nRegs() {
+					t.Fatalf("%d registers", len(th.Regs))
+				}
+				if len(th.FPRegs) > maxRegsetBytes || len(th.XState) > maxRegsetBytes {
+					t.Fatalf("regset over the cap")
+				}
 			}
-		}
+			for i := 1; i < len(c.Files); i++ {
+				if c.Files[i].Start < c.Files[i-1].Start {
+					t.Fatalf("Files not sorted")
+				}
+			}
+		})
 	})
 }
 
@@ -45,51 +49,54 @@ func FuzzParseNotes(f *testing.F) {
 func FuzzOpen(f *testing.F) {
 	f.Add(buildCore(elf.EM_X86_64, [][]synthNote{goodNotes()}, goodLoads()))
 	f.Add([]byte{})
+	f.Add(replicatedNoteCoreOf(2000, 64<<10)) // note amplification: over the allocation budget before issue 18
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Parse(data)
-		if err != nil {
-			if c != nil {
-				t.Fatalf("Parse returned a Core with error %v", err)
+		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
+			c, err := Parse(data)
+			if err != nil {
+				if c != nil {
+					t.Fatalf("Parse returned a Core with error %v", err)
+				}
+				return
 			}
-			return
-		}
-		for _, s := range c.Segments {
-			if s.Filesz > 0 && (s.Offset > uint64(len(data)) || s.Filesz > uint64(len(data))-s.Offset) {
-				t.Fatalf("segment %+v outside the file", s)
+			for _, s := range c.Segments {
+				if s.Filesz > 0 && (s.Offset > uint64(len(data)) || s.Filesz > uint64(len(data))-s.Offset) {
+					t.Fatalf("segment %+v outside the file", s)
+				}
+				if s.Filesz > s.Memsz {
+					t.Fatalf("segment %+v has filesz > memsz", s)
+				}
 			}
-			if s.Filesz > s.Memsz {
-				t.Fatalf("segment %+v has filesz > memsz", s)
+			buf := make([]byte, 64)
+			probe := func(addr uint64) {
+				n, err := c.ReadMemory(addr, buf)
+				if n > len(buf) || (n < len(buf) && err == nil) {
+					t.Fatalf("ReadMemory(%#x) = %d, %v", addr, n, err)
+				}
+				c.Slice(addr, 64)
+				c.BuildIDAt(addr)
+				c.FileAt(addr)
 			}
-		}
-		buf := make([]byte, 64)
-		probe := func(addr uint64) {
-			n, err := c.ReadMemory(addr, buf)
-			if n > len(buf) || (n < len(buf) && err == nil) {
-				t.Fatalf("ReadMemory(%#x) = %d, %v", addr, n, err)
+			for i, s := range c.Segments {
+				if i >= 64 {
+					break
+				}
+				probe(s.Vaddr)
+				probe(s.End() - 8)
 			}
-			c.Slice(addr, 64)
-			c.BuildIDAt(addr)
-			c.FileAt(addr)
-		}
-		for i, s := range c.Segments {
-			if i >= 64 {
-				break
+			for i, fl := range c.Files {
+				if i >= 64 {
+					break
+				}
+				probe(fl.Start)
 			}
-			probe(s.Vaddr)
-			probe(s.End() - 8)
-		}
-		for i, fl := range c.Files {
-			if i >= 64 {
-				break
+			c.ExecFn()
+			for i := range c.Threads {
+				c.Threads[i].X86_64()
+				c.Threads[i].AArch64()
+				c.Threads[i].PC()
 			}
-			probe(fl.Start)
-		}
-		c.ExecFn()
-		for i := range c.Threads {
-			c.Threads[i].X86_64()
-			c.Threads[i].AArch64()
-			c.Threads[i].PC()
-		}
+		})
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // fuzzContext has every register and memory that reads back its address.
@@ -22,10 +24,12 @@ func (fuzzContext) ReadMemory(addr uint64, size int) (uint64, error) {
 // MaxSteps.
 func FuzzEval(f *testing.F) {
 	f.Fuzz(func(t *testing.T, expr []byte, cfa uint64, ptr4 bool) {
-		size := 8
-		if ptr4 {
-			size = 4
-		}
-		Eval(expr, binary.LittleEndian, size, fuzzContext{}, cfa)
+		fuzzbudget.Check(t, len(expr), fuzzbudget.Default, func() {
+			size := 8
+			if ptr4 {
+				size = 4
+			}
+			Eval(expr, binary.LittleEndian, size, fuzzContext{}, cfa)
+		})
 	})
 }
