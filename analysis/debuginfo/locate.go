@@ -90,6 +90,12 @@ func isRegular(p string) bool {
 }
 
 func fileBuildID(p string) ([]byte, error) {
+	// Most files say it in a PT_NOTE segment, read with a few small reads
+	// (a core names hundreds of libraries: mapping and parsing each whole
+	// would cost more than the rest of the analysis).
+	if id, ok := noteBuildID(p); ok {
+		return id, nil
+	}
 	o, err := OpenObject(p)
 	if err != nil {
 		return nil, err
