@@ -152,6 +152,10 @@ func (c *command) main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	var status jobStatus
+	if errors.As(err, &status) {
+		return int(status) // faultline run: the job's status, already reported
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "faultline %s: %v\n", c.name, err)

@@ -24,7 +24,12 @@ core_pattern sends them, faulthandler on, GPU core dumps configured. A failed
 run leaves a crash bundle (run.txt, stdout.log, stderr.log, the core, GPU cores,
 report.md, crash.json; inventory.txt next to it) and its report is printed.
 With --repeat N it measures the failure rate (with a 95% Wilson interval) and
-groups the failures by signature.`,
+groups the failures by signature.
+
+The job's other processes are watched too: the core of a crashed child (a
+DataLoader worker, a rank under a launcher) is kept as core.PID. faultline run
+exits with the job's status, 128+N for a death by signal N, as a shell reports
+it (with --repeat, the first failed run's); 0 when every run succeeded.`,
 	examples: []string{
 		"faultline run -- ./server --port 8080",
 		"faultline run --repeat 50 --out /scratch/crashes -- python3 train.py",
@@ -64,15 +69,35 @@ func (r *runRun) run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if r.json {
+	switch {
+	case r.json:
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		err = enc.Encode(rep)
+	case r.o.Repeat == 1:
+		err = printSingleRun(stdout, rep.Results[0], rep.Session)
+	default:
+		printRepeat(stdout, rep)
 	}
-	if r.o.Repeat == 1 {
-		return printSingleRun(stdout, rep.Results[0], rep.Session)
+	if err != nil {
+		return err
 	}
-	printRepeat(stdout, rep)
+	return jobStatusOf(rep)
+}
+
+// jobStatus is what faultline run exits with when the job failed: the
+// job's own status, 128+N for a death by signal N, as a shell reports it.
+type jobStatus int
+
+func (s jobStatus) Error() string { return fmt.Sprintf("the job failed with status %d", int(s)) }
+
+// jobStatusOf is the first failed run's status, nil when every run succeeded.
+func jobStatusOf(rep *capture.Report) error {
+	for _, r := range rep.Results {
+		if r.Failed {
+			return jobStatus(r.Exit)
+		}
+	}
 	return nil
 }
 

@@ -74,6 +74,11 @@ func (cp CorePattern) collect(pid int, cwd string, start time.Time, bundle strin
 // glob turns the pattern into a file glob for pid: %p is known, the other
 // specifiers (core(5): %e, %t, %h, %s, ...) match anything.
 func (cp CorePattern) glob(pid int) string {
+	return cp.globWith(strconv.Itoa(pid))
+}
+
+// globWith turns the pattern into a file glob where the pid is pidGlob.
+func (cp CorePattern) globWith(pidGlob string) string {
 	var b strings.Builder
 	hasPID := false
 	p := cp.Pattern
@@ -90,14 +95,14 @@ func (cp CorePattern) glob(pid int) string {
 		case '%':
 			b.WriteByte('%')
 		case 'p', 'P':
-			b.WriteString(strconv.Itoa(pid))
+			b.WriteString(pidGlob)
 			hasPID = true
 		default:
 			b.WriteByte('*')
 		}
 	}
 	if !hasPID && cp.UsesPID {
-		b.WriteString("." + strconv.Itoa(pid))
+		b.WriteString("." + pidGlob)
 	}
 	return b.String()
 }

@@ -49,6 +49,9 @@ type Result struct {
 	PeakRSS   int64    `json:"peakRssKiB"`
 	Seconds   float64  `json:"seconds"`
 	GPUCores  []string `json:"gpuCores,omitempty"`
+	// ChildCores are the cores the job's other processes left (a crashed
+	// worker whose parent then exited with a status).
+	ChildCores []ChildCore `json:"childCores,omitempty"`
 
 	// Crash is the analysis of a failed run's core or log, nil when there
 	// was nothing to analyze.
@@ -153,12 +156,14 @@ func runOnce(o Options, session string, i int, pattern CorePattern, stdout, stde
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(stdout, outLog), io.MultiWriter(stderr, errLog)
 	}
 	start := time.Now()
-	runErr := cmd.Run()
-	r.Seconds = time.Since(start).Seconds()
-	if cmd.ProcessState == nil {
+	if err := cmd.Start(); err != nil {
 		os.RemoveAll(bundle)
-		return r, fmt.Errorf("starting %s: %w", o.Command[0], runErr)
+		return r, fmt.Errorf("starting %s: %w", o.Command[0], err)
 	}
+	procs := watchDescendants(cmd.Process.Pid, 100*time.Millisecond)
+	cmd.Wait()
+	seen := procs.members()
+	r.Seconds = time.Since(start).Seconds()
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.PeakRSS = ru.Maxrss // KiB on Linux (getrusage(2))
@@ -176,11 +181,7 @@ func runOnce(o Options, session string, i int, pattern CorePattern, stdout, stde
 		return r, nil
 	}
 	r.Bundle = bundle
-	if ws.Signaled() {
-		r.Core, r.CoreNote = pattern.collect(cmd.Process.Pid, o.Dir, start, bundle)
-	} else {
-		r.CoreNote = "the job exited with a status, not a signal: no core"
-	}
+	collectRunCores(&r, pattern, ws.Signaled(), cmd.Process.Pid, seen, o.Dir, start)
 	r.GPUCores, _ = filepath.Glob(filepath.Join(bundle, "*.nvcudmp"))
 	writeRunInfo(filepath.Join(bundle, "run.txt"), o, r, cmd.Env)
 	analyzeRun(&r, bundle)

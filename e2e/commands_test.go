@@ -119,3 +119,25 @@ func gunzipFile(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestGPULogREADME runs the README's GPU log and AMD examples as written,
+// in the checkout (they name its test data): compute-sanitizer's
+// out-of-bounds write, an AMD code object's inline chain in a host
+// library's .hip_fatbin, and a rocgdb session stopped in a wave.
+func TestGPULogREADME(t *testing.T) {
+	inv := invocation{dir: repoRoot}
+	r := example(t, "faultline analyze analysis/logs/testdata/gpu/memcheck_scatter.txt", inv)
+	wantExit(t, r, 0)
+	wantContains(t, "compute-sanitizer report", r.stdout, "## GPU Crash Analysis: analysis/logs/testdata/gpu/memcheck_scatter.txt",
+		"**Kernel:** `scatter_rows`", "**Faulting thread:** block (17,0,0), thread (3,0,0)", "16 bytes after the nearest allocation")
+
+	r = example(t, "faultline gpu-lines --arch gfx90a testdata/amdgpu/host/libkernels.so 'scatter_rows+0xdc'", inv)
+	wantExit(t, r, 0)
+	wantContains(t, "AMD inline chain", r.stdout, "scatter_rows+0xdc in scatter_rows (.text 0x19dc, gfx90a)\n",
+		"  #0 element_at at src/access.h:7 [inlined]\n", "  #4 scatter_rows at src/scatter.hip:20\n")
+
+	r = example(t, "faultline analyze analysis/logs/testdata/gpu/rocgdb.txt", inv)
+	wantExit(t, r, 0)
+	wantContains(t, "rocgdb report", r.stdout, "**Kernel:** `scatter_rows`",
+		"work-group (17,0,0), work-item (3,0,0), wave 1:1:1:1, lane 3", "`gpu-illegal-address`")
+}
