@@ -28,7 +28,8 @@ fi
 
 # A copy of the tree as it is (tracked files and untracked ones git does not
 # ignore), so uncommitted work is tested too.
-tree=$FAULTLINE_TEST_CACHE/tree
+# One copy per checkout, so test commands of two checkouts can run at once.
+tree=$FAULTLINE_TEST_CACHE/tree-$(printf %s "$repo" | sha256sum | cut -c1-12)
 rm -rf "$tree" && mkdir -p "$tree"
 (cd "$repo" && git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf -) | tar -xf - -C "$tree"
 for c in "${stale[@]}"; do
