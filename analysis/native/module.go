@@ -119,30 +119,10 @@ func (m *module) symbolsKind() string {
 // each object's file and debug file.
 func (p *Process) loadModules() {
 	core := p.core
-	type group struct {
-		path   string
-		lo, hi uint64
-		base   uint64
-		hasOff bool
-	}
-	byPath := map[string]*group{}
-	var order []*group
-	for _, f := range core.Files {
-		g := byPath[f.Path]
-		if g == nil {
-			g = &group{path: f.Path, lo: f.Start, hi: f.End}
-			byPath[f.Path] = g
-			order = append(order, g)
-		}
-		g.lo = min(g.lo, f.Start)
-		g.hi = max(g.hi, f.End)
-		if f.FileOffset == 0 && !g.hasOff {
-			g.base, g.hasOff = f.Start, true
-		}
-	}
+	order := fileMappings(core)
 	entry, _ := core.AuxVal(atEntry)
 	for _, g := range order {
-		if !g.hasOff || !p.looksLikeELF(g.path, g.base) {
+		if !p.looksLikeELF(g.path, g.base) {
 			continue
 		}
 		m := &module{path: g.path, lo: g.lo, hi: g.hi, base: g.base}

@@ -1,0 +1,64 @@
+package native
+
+import (
+	"debug/elf"
+	"sort"
+
+	"github.com/faultline-dev/faultline/analysis/elfcore"
+)
+
+// mapping is one load of a file: the NT_FILE ranges from a mapping of its
+// offset 0 up to the next one. A file mapped twice (a program that mmaps
+// an already loaded library to read its ELF data, as ASan's symbolizer,
+// gdb's Python or V8 do) has two, and only the dynamic loader's holds code.
+type mapping struct {
+	path   string
+	lo, hi uint64
+	base   uint64 // the address of file offset 0
+	exec   bool   // one of its ranges is mapped executable
+}
+
+// fileMappings splits the core's NT_FILE ranges into loads of files, in
+// address order, and keeps for each file the loads that hold executable
+// code (all of them when none does: a file mapped only as data).
+func fileMappings(core *elfcore.Core) []*mapping {
+	var all []*mapping
+	cur := map[string]*mapping{}
+	for _, f := range core.Files {
+		g := cur[f.Path]
+		if f.FileOffset == 0 || g == nil {
+			if f.FileOffset != 0 {
+				continue // no mapping of its start (no ELF header): not a load
+			}
+			g = &mapping{path: f.Path, lo: f.Start, hi: f.End, base: f.Start}
+			cur[f.Path] = g
+			all = append(all, g)
+		}
+		g.lo, g.hi = min(g.lo, f.Start), max(g.hi, f.End)
+		g.exec = g.exec || executable(core, f.Start, f.End)
+	}
+	hasExec := map[string]bool{}
+	for _, g := range all {
+		hasExec[g.path] = hasExec[g.path] || g.exec
+	}
+	var out []*mapping
+	for _, g := range all {
+		if g.exec || !hasExec[g.path] {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// executable reports whether a core segment (one per VMA, with the VMA's
+// permissions) overlapping [lo, hi) is executable.
+func executable(core *elfcore.Core, lo, hi uint64) bool {
+	segs := core.Segments
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].End() > lo })
+	for ; i < len(segs) && segs[i].Vaddr < hi; i++ {
+		if segs[i].Flags&elf.PF_X != 0 {
+			return true
+		}
+	}
+	return false
+}
