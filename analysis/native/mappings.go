@@ -26,6 +26,9 @@ func fileMappings(core *elfcore.Core) []*mapping {
 	cur := map[string]*mapping{}
 	for _, f := range core.Files {
 		g := cur[f.Path]
+		if g != nil && f.FileOffset != 0 && !sameLoad(g, f) {
+			continue // the file mapped again elsewhere, not from its start: not a load
+		}
 		if f.FileOffset == 0 || g == nil {
 			if f.FileOffset != 0 {
 				continue // no mapping of its start (no ELF header): not a load
@@ -48,6 +51,24 @@ func fileMappings(core *elfcore.Core) []*mapping {
 		}
 	}
 	return out
+}
+
+// maxSegmentSlack bounds how far past its file offset a segment of one
+// load may sit (ELF segments are placed at vaddr ≡ offset modulo their
+// alignment, at most 2 MiB on x86-64 and 64 KiB on aarch64; linkers leave
+// gaps of a page or a few).
+const maxSegmentSlack = 2 << 20
+
+// sameLoad reports whether NT_FILE range f continues load g: it lies past
+// g's start where the file offset says, give or take the alignment slack.
+// A part of the file mapped elsewhere (V8 reading its snapshot from its
+// own binary) does not.
+func sameLoad(g *mapping, f elfcore.MappedFile) bool {
+	if f.Start < g.base {
+		return false
+	}
+	d := f.Start - g.base
+	return d >= f.FileOffset && d-f.FileOffset < maxSegmentSlack
 }
 
 // executable reports whether a core segment (one per VMA, with the VMA's

@@ -109,7 +109,7 @@ type Started struct {
 }
 
 // Start runs argv in dir with cores enabled and waits until it printed
-// ready on its output.
+// ready on its output (not at all when ready is "").
 func Start(t testing.TB, dir, ready string, argv ...string) *Started {
 	t.Helper()
 	checkCorePattern(t)
@@ -121,10 +121,18 @@ func Start(t testing.TB, dir, ready string, argv ...string) *Started {
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
+	// A stdin that stays open: interactive programs (sqlite3) wait on it.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin = inR
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pw.Close()
+	inR.Close()
+	t.Cleanup(func() { inW.Close() })
 	lines := make(chan struct{})
 	go func() {
 		buf := make([]byte, 4096)
@@ -143,6 +151,9 @@ func Start(t testing.TB, dir, ready string, argv ...string) *Started {
 		}
 	}()
 	go func() { s.done <- cmd.Wait() }()
+	if ready == "" {
+		return s
+	}
 	select {
 	case <-lines:
 	case <-time.After(30 * time.Second):
