@@ -162,3 +162,14 @@ func parseHex(s string) (uint64, bool) {
 	v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"), 16, 64)
 	return v, err == nil
 }
+
+// IsASanReport reports whether head (the start of a file) holds a
+// sanitizer's error report header ("==PID==ERROR: AddressSanitizer: ...").
+func IsASanReport(head []byte) bool {
+	for _, line := range strings.Split(string(head), "\n") {
+		if sanHeader.MatchString(strings.TrimRight(line, "\r")) {
+			return true
+		}
+	}
+	return false
+}

@@ -39,6 +39,10 @@ func TestParseASan(t *testing.T) {
 	if !strings.HasPrefix(r.Summary, "AddressSanitizer: heap-use-after-free /src/asan.c:13:83") {
 		t.Errorf("summary %q", r.Summary)
 	}
+	data, _ := os.ReadFile("testdata/asan/heap-use-after-free.log")
+	if !IsASanReport(data[:300]) || IsASanReport([]byte("\x7fELF\x02\x01\x01")) || IsASanReport([]byte("ERROR: AddressSanitizer in prose\n")) {
+		t.Error("IsASanReport misjudges a report's head, an ELF header or prose")
+	}
 	if _, err := ParseASan(strings.NewReader("no report here\n")); err != ErrNoASanReport {
 		t.Errorf("plain text: %v", err)
 	}
