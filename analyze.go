@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/classify"
+	"github.com/faultline-dev/faultline/analysis/logs"
 	"github.com/faultline-dev/faultline/analysis/report"
 	"github.com/faultline-dev/faultline/job"
 )
@@ -75,6 +76,16 @@ func (a *analyzeRun) run(pos []string, stdout, _ io.Writer) error {
 			return usageError{errors.New("--summary goes with --json")}
 		}
 		return writeSummaries(stdout, dumps, of.options())
+	}
+	if core, log, ok := sanitizerPair(pos, dumps); ok {
+		// A core and AddressSanitizer's report of the same crash.
+		opt := of.options()
+		opt.SanitizerLog = log
+		c, err := analysis.Open(core, opt)
+		if err != nil {
+			return err
+		}
+		return writeReport(stdout, c, format)
 	}
 	if len(dumps) == 1 && !isDir(pos[0]) {
 		c, err := analysis.Open(dumps[0], of.options())
@@ -173,4 +184,32 @@ func writeSummaries(stdout io.Writer, dumps []string, opt analysis.Options) erro
 		}
 	}
 	return firstErr
+}
+
+// sanitizerPair recognises `analyze CORE asan.log`: two files, one of them
+// a sanitizer's report (its log classifies the other).
+func sanitizerPair(pos, dumps []string) (core, log string, ok bool) {
+	if len(pos) != 2 || len(dumps) != 2 || isDir(pos[0]) || isDir(pos[1]) {
+		return "", "", false
+	}
+	a, b := isASanLog(dumps[0]), isASanLog(dumps[1])
+	switch {
+	case a && !b:
+		return dumps[1], dumps[0], true
+	case b && !a:
+		return dumps[0], dumps[1], true
+	}
+	return "", "", false
+}
+
+// isASanLog reports whether the file starts like a sanitizer's report.
+func isASanLog(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	return logs.IsASanReport(head[:n])
 }
