@@ -68,7 +68,7 @@ func TestROCmDebugAgentChain(t *testing.T) {
 		chain = append(chain, f.Function+"@"+filepath.Base(f.File))
 	}
 	want := "element_at@access.h store_element@access.h scatter::combine_row<scatter::AddOp>@update.h scatter::apply_update@update.h scatter_rows@scatter.hip"
-	if strings.Join(chain, " ") != want || g.Offset != "0x19dc" || g.Source != "rocm-debug-agent" {
+	if strings.Join(chain, " ") != want || g.Offset != "0x19dc" || g.Source != "rocm-debug-agent" || g.Arch != "gfx90a" {
 		t.Errorf("chain %q offset %s source %s (problems %+v)", strings.Join(chain, " "), g.Offset, g.Source, c.Problems)
 	}
 	if sig := c.Classification.Signature; sig != "gpu: scatter_rows | element_at | store_element | scatter::combine_row<scatter::AddOp>" {

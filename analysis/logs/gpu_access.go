@@ -77,11 +77,11 @@ func FillROCm(c *model.Crash, l *ROCmLog) {
 	g.CodeObject = l.CodeObject
 	rocmWave(g, l)
 	if len(g.Frames) == 0 && l.CodeObject != "" && l.PC >= l.LoadBase && l.LoadBase != 0 {
-		frames, err := codeObjectChain(l.CodeObject, l.PC-l.LoadBase)
+		frames, arch, err := codeObjectChain(l.CodeObject, l.PC-l.LoadBase)
 		if err != nil {
 			c.Problems = append(c.Problems, model.Problem{Message: "device frames: " + err.Error()})
 		}
-		g.Frames = frames
+		g.Frames, g.Arch = frames, arch
 	}
 	if l.HIPError != "" || l.HSAStatus != "" {
 		g.Notes = append(g.Notes, ROCmAsyncCaveat)

@@ -17,15 +17,16 @@ const maxCodeObjectBytes = 1 << 30
 // codeObjectChain resolves a load offset in the code object a ROCm code
 // object URI names ("file:///app/libk.so#offset=16384&size=8808", the
 // debug agent's and rocgdb's spelling) to its inline chain, innermost
-// first, when that file is on this machine. nil, nil when it is not.
-func codeObjectChain(uri string, off uint64) ([]model.Frame, error) {
+// first, and the code object's target ("gfx90a"), when that file is on
+// this machine; nothing when it is not.
+func codeObjectChain(uri string, off uint64) ([]model.Frame, string, error) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" {
-		return nil, nil // memory:// objects live only in the process
+		return nil, "", nil // memory:// objects live only in the process
 	}
 	f, err := os.Open(u.Path)
 	if err != nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	defer f.Close()
 	q, _ := url.ParseQuery(u.Fragment)
@@ -34,33 +35,33 @@ func codeObjectChain(uri string, off uint64) ([]model.Frame, error) {
 	if size <= 0 {
 		st, err := f.Stat()
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		size = st.Size() - start
 	}
 	if start < 0 || size <= 0 || size > maxCodeObjectBytes {
-		return nil, fmt.Errorf("%s: offset %d size %d out of range", uri, start, size)
+		return nil, "", fmt.Errorf("%s: offset %d size %d out of range", uri, start, size)
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(io.NewSectionReader(f, start, size), data); err != nil {
-		return nil, fmt.Errorf("%s: %w", uri, err)
+		return nil, "", fmt.Errorf("%s: %w", uri, err)
 	}
 	images, _, err := amdgpu.Extract(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", uri, err)
+		return nil, "", fmt.Errorf("%s: %w", uri, err)
 	}
 	co, err := amdgpu.Open(images[0])
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	loc, err := co.Lookup(off)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", uri, err)
+		return nil, "", fmt.Errorf("%s: %w", uri, err)
 	}
 	var out []model.Frame
 	for i, fr := range loc.Frames {
 		out = append(out, model.Frame{Index: i, Function: fr.Function, File: fr.File, Line: fr.Line, Column: fr.Column,
 			Inlined: i < len(loc.Frames)-1, Trust: model.TrustContext})
 	}
-	return out, nil
+	return out, co.Target, nil
 }
