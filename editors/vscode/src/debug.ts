@@ -35,6 +35,15 @@ async function debugCrashDump(coreFile?: string | vscode.Uri, program?: string):
     if (!coreFile) {
       return false;
     }
+    if (program === undefined) {
+      const exe = await vscode.window.showOpenDialog({
+        title: 'Faultline: Executable of the crashed program (optional: Cancel to find it from the dump)',
+        canSelectFiles: true,
+        canSelectMany: false,
+        defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+      });
+      program = exe?.[0]?.fsPath;
+    }
   }
   const config: vscode.DebugConfiguration = {
     type: DebugType,
