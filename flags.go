@@ -11,6 +11,7 @@ import (
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/debuginfo/indexcache"
+	"github.com/faultline-dev/faultline/analysis/input"
 	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/report"
 )
@@ -30,6 +31,7 @@ type openFlags struct {
 	debuginfodCache     string
 	debuginfodTimeout   time.Duration
 	indexCache          string
+	maxDecompressed     int64
 }
 
 func (o *openFlags) register(fs *flag.FlagSet) {
@@ -41,10 +43,14 @@ func (o *openFlags) register(fs *flag.FlagSet) {
 	fs.Var(&o.debuginfod, "debuginfod", "debuginfod server URL (default: $DEBUGINFOD_URLS); repeatable")
 	fs.StringVar(&o.debuginfodCache, "debuginfod-cache", "", "debuginfod download cache (default: $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client)")
 	fs.DurationVar(&o.debuginfodTimeout, "debuginfod-timeout", 0, "per-request debuginfod timeout (default: $DEBUGINFOD_TIMEOUT seconds or 10s)")
+	fs.Int64Var(&o.maxDecompressed, "max-decompressed", input.MaxPlainBytes, "bytes a compressed dump (or stdin) may inflate to in $TMPDIR")
 	fs.StringVar(&o.indexCache, "index-cache", "", "persistent cache of decompressed debug sections, DIR or off (default: $FAULTLINE_INDEX_CACHE or $XDG_CACHE_HOME/faultline/index)")
 }
 
 func (o *openFlags) options() analysis.Options {
+	if o.maxDecompressed > 0 {
+		input.MaxPlainBytes = o.maxDecompressed
+	}
 	if o.indexCache != "" {
 		max, _ := indexcache.ParseSize(os.Getenv(indexcache.EnvMaxBytes))
 		debuginfo.SetIndexCache(indexcache.Resolve(o.indexCache, max))

@@ -54,6 +54,9 @@ func OpenSession(path string, opt Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.Damaged != "" {
+		s.Crash.Problems = append(s.Crash.Problems, Problem{Message: in.Damaged})
+	}
 	if s.Crash.Classification == nil {
 		if s.p != nil {
 			classify.Classify(s.Crash, s.p)

@@ -62,8 +62,8 @@ type Segment struct {
 func (s *Segment) End() uint64 { return s.Vaddr + s.Memsz }
 
 // Open opens the core dump at path (gzip, zstd, xz or lz4 compressed
-// cores through package input, which decompresses them into a temporary
-// file that Close removes).
+// cores through package input, which decompresses them into an unlinked
+// temporary file; a stream that breaks off is read as a truncated core).
 func Open(path string) (*Core, error) {
 	in, err := input.Open(path)
 	if err != nil {
@@ -73,6 +73,9 @@ func Open(path string) (*Core, error) {
 	if err != nil {
 		in.Close()
 		return nil, err
+	}
+	if in.Damaged != "" {
+		c.problem(0, "%s", in.Damaged)
 	}
 	unmap := c.release
 	c.release = func() error {

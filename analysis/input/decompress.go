@@ -12,8 +12,9 @@ import (
 )
 
 // MaxPlainBytes caps what a compressed dump (or standard input) may
-// inflate to on disk: the one place a decompression bomb is stopped.
-const MaxPlainBytes = 64 << 30
+// inflate to on disk: the one place a decompression bomb is stopped. The
+// command line raises it (--max-decompressed).
+var MaxPlainBytes int64 = 16 << 30
 
 // zstdMaxWindow caps the window a zstd frame may ask the decoder for.
 const zstdMaxWindow = 1 << 31
@@ -68,20 +69,61 @@ func decompress(format string, r io.Reader) (io.ReadCloser, error) {
 	return nil, fmt.Errorf("unknown compression %q", format)
 }
 
-// copyCapped copies the plain bytes into w, failing past MaxPlainBytes.
-func copyCapped(w io.Writer, plain io.Reader, format string) error {
-	n, err := io.Copy(w, io.LimitReader(plain, MaxPlainBytes+1))
-	if err != nil {
-		if format != "" {
-			return fmt.Errorf("decompressing %s: %w", format, err)
+// copyCapped copies the plain bytes into w, failing past MaxPlainBytes. A
+// stream that breaks off (truncated or damaged compressed data) after some
+// plain bytes is not an error: damaged says why it ended, and the bytes
+// written are read like a truncated plain dump.
+func copyCapped(w io.Writer, plain io.Reader, format string) (damaged string, err error) {
+	src := &readErr{r: io.LimitReader(plain, MaxPlainBytes+1)}
+	n, err := io.Copy(w, src)
+	if err != nil && src.err != nil && format != "" {
+		if n == 0 {
+			return "", fmt.Errorf("decompressing %s: %w", format, err)
 		}
-		return err
+		return fmt.Sprintf("the %s data breaks off after %d decompressed bytes (%v); read as a truncated dump", format, n, err), nil
+	}
+	if err != nil {
+		return "", err
 	}
 	if n > MaxPlainBytes {
 		if format == "" {
-			return fmt.Errorf("standard input holds more than %d GiB", MaxPlainBytes>>30)
+			return "", fmt.Errorf("standard input holds more than %d bytes (--max-decompressed)", MaxPlainBytes)
 		}
-		return fmt.Errorf("%s data inflates past %d GiB", format, MaxPlainBytes>>30)
+		return "", fmt.Errorf("%s data inflates past %d bytes (--max-decompressed raises the cap)", format, MaxPlainBytes)
 	}
-	return nil
+	return "", nil
+}
+
+// readErr remembers a reader's error, to tell a broken stream from a
+// failed write.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
+
+// plausibleDump reports whether the first decompressed bytes can start a
+// dump faultline reads: an ELF file (cores, NVIDIA GPU cores) or text (a
+// log). Checked before anything is written, so a bomb of zeros or of
+// anything else is refused after a few bytes, not after filling the disk.
+func plausibleDump(head []byte) bool {
+	if bytes.HasPrefix(head, []byte("\x7fELF")) {
+		return true
+	}
+	if len(head) == 0 {
+		return false
+	}
+	for _, c := range head {
+		if c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b && c != '\f') {
+			return false
+		}
+	}
+	return true
 }

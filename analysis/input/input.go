@@ -33,8 +33,9 @@ type Input struct {
 	Head []byte
 	// Compression is the format undone: "", "gzip", "zstd", "xz" or "lz4".
 	Compression string
-
-	tmp string // the temporary file, removed by Close
+	// Damaged says why a compressed dump's data broke off ("" if it did
+	// not): File holds what was decompressed, read like a truncated dump.
+	Damaged string
 }
 
 // Open opens the dump at path ("-": standard input), undoing compression.
@@ -73,22 +74,34 @@ func Open(path string) (*Input, error) {
 }
 
 // spool writes the decompressed dump into a temporary file and makes it
-// File.
+// File. The file is unlinked as soon as it is created: only the open
+// descriptor (and a mapping of it) keeps it, so nothing is left in TMPDIR
+// however faultline ends (SIGINT, SIGTERM, SIGHUP, SIGKILL, a crash).
 func (in *Input) spool(r io.Reader) (err error) {
 	plain, err := decompress(in.Compression, r)
 	if err != nil {
 		return err
 	}
 	defer plain.Close()
+	br := bufio.NewReaderSize(plain, 64<<10)
+	if in.Compression != "" {
+		head, _ := br.Peek(512)
+		if !plausibleDump(head) {
+			return fmt.Errorf("the %s data does not decompress to an ELF core or a text log; not decompressed further", in.Compression)
+		}
+	}
 	tmp, err := os.CreateTemp("", "faultline-core-*")
 	if err != nil {
 		return err
 	}
-	in.File, in.tmp = tmp, tmp.Name()
-	if err := copyCapped(tmp, plain, in.Compression); err != nil {
+	os.Remove(tmp.Name())
+	in.File = tmp
+	damaged, err := copyCapped(tmp, br, in.Compression)
+	if err != nil {
 		in.Close()
 		return err
 	}
+	in.Damaged = damaged
 	return nil
 }
 
@@ -113,18 +126,13 @@ func (in *Input) Reader() io.ReadCloser {
 	return io.NopCloser(io.NewSectionReader(in.File, 0, in.Size))
 }
 
-// Close closes File and removes the temporary file, if any. A core mapped
-// from File stays readable after Close.
+// Close closes File (a temporary file is already unlinked: closing it
+// frees it). A core mapped from File stays readable after Close.
 func (in *Input) Close() error {
 	if in == nil || in.File == nil {
 		return nil
 	}
 	err := in.File.Close()
-	if in.tmp != "" {
-		if rerr := os.Remove(in.tmp); err == nil {
-			err = rerr
-		}
-	}
-	in.File, in.tmp = nil, ""
+	in.File = nil
 	return err
 }

@@ -93,10 +93,10 @@ type Limits struct {
 
 // Cmd describes one run of the binary.
 type Cmd struct {
-	Args   []string
-	Env    []string // added to the test's environment
-	Dir    string
-	Stdin  []byte
+	Args  []string
+	Env   []string // added to the test's environment
+	Dir   string
+	Stdin []byte
 	// StdinOpen keeps stdin open after Stdin is written, until the child
 	// exits (a client that sent its bytes and waits).
 	StdinOpen bool
