@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
@@ -15,7 +14,7 @@ import (
 // allocation), the kernel and the faulting thread in grid terms, the
 // device inline chain with source lines, the host stack that launched it,
 // evidence and next steps for the vendor's tools.
-func writeGPUMarkdown(p *printer, c *analysis.Crash, determinism, h string) {
+func writeGPUMarkdown(p *printer, c *model.Crash, determinism, h string) {
 	g, cls := c.GPU, c.Classification
 	p.f("%s GPU Crash Analysis: %s\n\n", h, c.Dump.Path)
 	p.f("**GPU signal:** %s  \n", gpuSignalLine(g))
@@ -122,7 +121,7 @@ func gpuPCLine(g *model.GPU) string {
 	return strings.Join(parts, ", ")
 }
 
-func gpuSourceLine(g *model.GPU, c *analysis.Crash) string {
+func gpuSourceLine(g *model.GPU, c *model.Crash) string {
 	vendor := map[string]string{"nvidia": "NVIDIA", "amd": "AMD"}[g.Vendor]
 	return strings.TrimSpace(vendor + " " + orDefault(g.Source, c.Dump.Format))
 }

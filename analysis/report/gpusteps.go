@@ -3,12 +3,11 @@ package report
 import (
 	"fmt"
 
-	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 // gpuNextSteps are the next steps for a GPU fault, in the vendor's tools.
-func gpuNextSteps(c *analysis.Crash) []string {
+func gpuNextSteps(c *model.Crash) []string {
 	g, cls := c.GPU, c.Classification
 	var out []string
 	where := "the faulting line"

@@ -1,0 +1,3 @@
+// Package archtest holds the tests that enforce ARCHITECTURE.md's package
+// rules (imports_test.go); it has no code of its own.
+package archtest

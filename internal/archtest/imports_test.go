@@ -1,0 +1,168 @@
+package archtest
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/faultline-dev/faultline"
+
+// pkg is what `go list -json` says of one package.
+type pkg struct {
+	ImportPath string
+	Imports    []string // direct imports
+	Deps       []string // every package it depends on, transitively
+}
+
+// listPackages lists every package of the module with its imports.
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps=false", "-json", module+"/...")
+	cmd.Dir = "../.."
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func local(path string) string { return strings.TrimPrefix(strings.TrimPrefix(path, module), "/") }
+
+func under(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
+
+// A rule forbids the packages it applies to some imports.
+type rule struct {
+	why     string
+	applies func(p string) bool // p: the package, relative to the module
+	deps    bool                // check every dependency, not only direct imports
+	forbids func(imp string) bool
+}
+
+// rules are ARCHITECTURE.md's package rules.
+var rules = []rule{
+	{
+		why:     "analysis (the engine) never depends on the editor, git, job or capture code, nor on their libraries",
+		applies: func(p string) bool { return under(p, "analysis") },
+		deps:    true,
+		forbids: func(imp string) bool {
+			l := local(imp)
+			return strings.HasPrefix(imp, module) && (under(l, "server") || under(l, "dap") || under(l, "gitsrc") ||
+				under(l, "job") || under(l, "capture") || under(l, "sourcelookup") || under(l, "framedoc")) ||
+				strings.HasPrefix(imp, "go.lsp.dev/") || strings.HasPrefix(imp, "github.com/google/go-dap") ||
+				strings.HasPrefix(imp, "github.com/go-git/")
+		},
+	},
+	{
+		why: "report and classify see the crash only through analysis/model (classify also decodes instructions)",
+		applies: func(p string) bool {
+			return under(p, "analysis/report") || under(p, "analysis/classify")
+		},
+		forbids: func(imp string) bool {
+			l := local(imp)
+			return strings.HasPrefix(imp, module) && l != "analysis/model" && l != "analysis/classify" && l != "analysis/disasm"
+		},
+	},
+	{
+		why:     "the model is the bottom of the engine: it imports no other faultline package",
+		applies: func(p string) bool { return p == "analysis/model" },
+		deps:    true,
+		forbids: func(imp string) bool { return strings.HasPrefix(imp, module) },
+	},
+	{
+		why: "the input formats do not know each other: native, logs and cuda readers never import the facade or one another",
+		applies: func(p string) bool {
+			return p == "analysis/native" || p == "analysis/logs" || p == "analysis/cuda" || p == "analysis/input"
+		},
+		forbids: func(imp string) bool {
+			l := local(imp)
+			return strings.HasPrefix(imp, module) && (l == "analysis" || l == "analysis/native" || l == "analysis/logs" ||
+				l == "analysis/cuda" || l == "analysis/classify" || l == "analysis/report")
+		},
+	},
+	{
+		why: "only gitsrc and analysis/debuginfo talk to the network (and the test servers that stand in for it)",
+		applies: func(p string) bool {
+			return !under(p, "gitsrc") && p != "analysis/debuginfo" && p != "internal/slurmtest"
+		},
+		forbids: func(imp string) bool { return imp == "net" || imp == "net/http" || imp == "net/rpc" },
+	},
+	{
+		why:     "capture (run, hang) is a front end: only the command imports it",
+		applies: func(p string) bool { return p != "" },
+		forbids: func(imp string) bool { return imp == module+"/capture" },
+	},
+}
+
+// TestImportRules checks every package against the rules.
+func TestImportRules(t *testing.T) {
+	pkgs := listPackages(t)
+	for _, r := range rules {
+		applied := 0
+		for _, p := range pkgs {
+			rel := local(p.ImportPath)
+			if !r.applies(rel) {
+				continue
+			}
+			applied++
+			imports := p.Imports
+			if r.deps {
+				imports = p.Deps
+			}
+			for _, imp := range imports {
+				if r.forbids(imp) {
+					t.Errorf("%s imports %s: %s", p.ImportPath, imp, r.why)
+				}
+			}
+		}
+		if applied == 0 {
+			t.Errorf("rule %q applies to no package", r.why)
+		}
+	}
+}
+
+// TestRulesCatchViolations feeds the rules imports they must refuse, so a
+// rule that can never fire fails here.
+func TestRulesCatchViolations(t *testing.T) {
+	cases := []struct{ pkg, imp string }{
+		{"analysis/native", "go.lsp.dev/protocol"},
+		{"analysis", module + "/server"},
+		{"analysis/report", module + "/analysis"},
+		{"analysis/classify", module + "/analysis/native"},
+		{"analysis/model", module + "/analysis/disasm"},
+		{"analysis/logs", module + "/analysis/native"},
+		{"server", "net/http"},
+		{"server", module + "/capture"},
+	}
+	for _, c := range cases {
+		caught := false
+		for _, r := range rules {
+			caught = caught || (r.applies(c.pkg) && r.forbids(c.imp))
+		}
+		if !caught {
+			t.Errorf("no rule refuses %s importing %s", c.pkg, c.imp)
+		}
+	}
+}
