@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/internal/crashlab"
 	"github.com/faultline-dev/faultline/analysis/logs"
 )
 
@@ -135,51 +136,8 @@ func TestOracleGDB(t *testing.T) {
 
 func compareFrames(t *testing.T, want logs.GDBThread, got analysis.Thread) {
 	t.Helper()
-	line := func(function, file string, line int) string {
-		if function == "" {
-			function = "??"
-		}
-		if file == "" {
-			return function
-		}
-		return fmt.Sprintf("%s at %s:%d", function, file, line)
-	}
-	var w, g []string
-	for _, f := range want.Frames {
-		if f.Signal {
-			w = append(w, analysis.SignalFrameName)
-			continue
-		}
-		w = append(w, line(f.Function, f.File, f.Line))
-	}
-	for _, f := range got.Frames {
-		if f.Signal {
-			g = append(g, analysis.SignalFrameName)
-			continue
-		}
-		g = append(g, line(f.Function, f.File, f.Line))
-	}
-	n := max(len(w), len(g))
-	bad := 0
-	var diff strings.Builder
-	for i := 0; i < n; i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			bad++
-			if bad <= 8 {
-				fmt.Fprintf(&diff, "  #%d gdb: %q\n      faultline: %q\n", i, a, b)
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("LWP %d: %d of %d frames differ from gdb (gdb %d frames, faultline %d):\n%s",
-			want.LWP, bad, n, len(w), len(g), diff.String())
+	if d := crashlab.Diff(crashlab.GDBLines(want), crashlab.ModelLines(got)); d != "" {
+		t.Errorf("LWP %d: %s", want.LWP, d)
 	}
 }
 

@@ -22,28 +22,27 @@ func FrameLine(function, file string, line int) string {
 
 // GDBLines lists a gdb thread's frames as FrameLine strings.
 func GDBLines(th logs.GDBThread) []string {
-	var out []string
+	out := make([]string, 0, len(th.Frames))
 	for _, f := range th.Frames {
-		if f.Signal {
-			out = append(out, model.SignalFrameName)
-			continue
-		}
-		out = append(out, FrameLine(f.Function, f.File, f.Line))
+		out = append(out, frameLine(f.Signal, f.Function, f.File, f.Line))
 	}
 	return out
 }
 
 // ModelLines lists a thread's frames as FrameLine strings.
 func ModelLines(th model.Thread) []string {
-	var out []string
+	out := make([]string, 0, len(th.Frames))
 	for _, f := range th.Frames {
-		if f.Signal {
-			out = append(out, model.SignalFrameName)
-			continue
-		}
-		out = append(out, FrameLine(f.Function, f.File, f.Line))
+		out = append(out, frameLine(f.Signal, f.Function, f.File, f.Line))
 	}
 	return out
+}
+
+func frameLine(signal bool, function, file string, line int) string {
+	if signal {
+		return model.SignalFrameName
+	}
+	return FrameLine(function, file, line)
 }
 
 // Diff compares two frame lists; it returns "" when they are equal, else
