@@ -121,6 +121,10 @@ func (a *analyzeRun) run(pos []string, stdout, _ io.Writer) error {
 				return err
 			}
 		}
+		// As the markdown and JSON reports do: the dumps that did not open.
+		for _, f := range failed {
+			fmt.Fprintf(stdout, "could not open %s: %s\n", f.Dump, f.Error)
+		}
 		return nil
 	}
 	return report.MarkdownSet(stdout, set)

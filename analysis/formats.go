@@ -57,18 +57,21 @@ func openInput(in *input.Input, opt Options) (*Session, error) {
 // textSniffBytes is how much of a dump isText looks at.
 const textSniffBytes = 4096
 
-// isText says whether the dump's first 4 KiB look like text: no NUL byte,
-// no ELF magic, and mostly valid UTF-8 (a cut at the end is fine).
+// isText says whether the dump's first 4 KiB look like text: no ELF
+// magic, and under 1% NUL or invalid UTF-8 bytes (a cut at the end is fine).
 func isText(head []byte) bool {
 	b := head[:min(len(head), textSniffBytes)]
 	n := len(b)
-	if n == 0 || bytes.HasPrefix(b, []byte("\x7fELF")) || bytes.IndexByte(b, 0) >= 0 {
+	if n == 0 || bytes.HasPrefix(b, []byte("\x7fELF")) {
 		return false
 	}
+	// A NUL byte counts as one bad byte, not as proof of a binary: a job's
+	// log may hold a few (PyTorch's DataLoader worker handler writes its
+	// message with the C string's terminating NUL).
 	bad := 0
 	for len(b) > 0 {
 		rn, size := utf8.DecodeRune(b)
-		if rn == utf8.RuneError && size <= 1 && len(b) >= utf8.UTFMax {
+		if rn == 0 || rn == utf8.RuneError && size <= 1 && len(b) >= utf8.UTFMax {
 			bad++
 		}
 		b = b[max(size, 1):]
@@ -129,7 +132,7 @@ type textLogReader func(path string, open func() (io.ReadCloser, error)) (c *Cra
 // openTextLog makes a format's open from a text log reader.
 func openTextLog(read textLogReader) func(*input.Input, Options) (*Session, error) {
 	return func(in *input.Input, _ Options) (*Session, error) {
-		open := func() (io.ReadCloser, error) { return in.Reader(), nil }
+		open := func() (io.ReadCloser, error) { return dropNUL{in.Reader()}, nil }
 		c, ok, err := read(in.Name, open)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Name, err)
@@ -138,5 +141,19 @@ func openTextLog(read textLogReader) func(*input.Input, Options) (*Session, erro
 			return nil, errNotThisFormat
 		}
 		return &Session{Crash: c}, nil
+	}
+}
+
+// dropNUL reads a text log without its NUL bytes, so that a line a NUL
+// begins ("\x00Fatal Python error") reads as the line it is.
+type dropNUL struct{ io.ReadCloser }
+
+func (d dropNUL) Read(p []byte) (int, error) {
+	for {
+		n, err := d.ReadCloser.Read(p)
+		kept := copy(p, bytes.ReplaceAll(p[:n], []byte{0}, nil))
+		if kept > 0 || n == 0 || err != nil {
+			return kept, err
+		}
 	}
 }
