@@ -103,9 +103,15 @@ func TestOpenFIFORefusedAndEOFExits(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { cmd.Process.Kill() })
 	open := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"faultline.open","arguments":[{"dump":%q}]}}`, fifo)
-	io.WriteString(stdin, lspFrame(initRequest)+lspFrame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)+lspFrame(open))
 	answer := make(chan string, 1)
-	go func() { answer <- readResponse(bufio.NewReader(stdout), `"id":3`) }()
+	go func() {
+		// Requests run concurrently: the open goes out once initialize is answered.
+		out := bufio.NewReader(stdout)
+		io.WriteString(stdin, lspFrame(initRequest))
+		readResponse(out, `"id":1`)
+		io.WriteString(stdin, lspFrame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)+lspFrame(open))
+		answer <- readResponse(out, `"id":3`)
+	}()
 	select {
 	case a := <-answer:
 		if !strings.Contains(a, "is not a regular file (a FIFO)") {
