@@ -72,8 +72,8 @@ func checkFramingExit(t *testing.T, r boundtest.Result) {
 	if !strings.Contains(r.Stderr, "LSP framing error") {
 		t.Errorf("stderr does not name the framing error: %s", r.Stderr)
 	}
-	if r.Wall > 5*time.Second {
-		t.Errorf("bound: exit within 5 s; got %v", r)
+	if r.Wall > 15*time.Second {
+		t.Errorf("bound: exit within 15 s (a server that keeps reading never exits); got %v", r)
 	}
 }
 

