@@ -91,7 +91,7 @@ func openELFCore(in *input.Input, opt Options) (*Session, error) {
 	if err != nil {
 		var fe *elfcore.FormatError
 		if errors.As(err, &fe) {
-			return nil, fmt.Errorf("%s is not a core dump faultline can read: %w", in.Name, err)
+			return nil, fmt.Errorf("%s is not a core dump faultline can read: %w", displayName(in), err)
 		}
 		return nil, err
 	}
@@ -156,4 +156,12 @@ func (d dropNUL) Read(p []byte) (int, error) {
 			return kept, err
 		}
 	}
+}
+
+// displayName names the input in messages: "-" is standard input.
+func displayName(in *input.Input) string {
+	if in.Name == "-" {
+		return "standard input (-)"
+	}
+	return in.Name
 }
