@@ -63,5 +63,3 @@ func crashedFunctions(t *testing.T, r result) string {
 	wantExit(t, r, 0)
 	return strings.Join(functions(decodeCrash(t, r).crashed()), " ")
 }
-
-
