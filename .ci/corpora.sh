@@ -32,6 +32,13 @@ fi
 tree=$FAULTLINE_TEST_CACHE/tree-$(printf %s "$repo" | sha256sum | cut -c1-12)
 rm -rf "$tree" && mkdir -p "$tree"
 (cd "$repo" && git ls-files -z -co --exclude-standard | tar --null --ignore-failed-read -T - -cf -) | tar -xf - -C "$tree"
+# What the install step put in the checkout and git ignores (npm packages,
+# the editor stage's tools) serves the copy too.
+(cd "$repo" && find . -path ./.git -prune -o \( -name node_modules -o -path ./editors/.tools \) -type d -prune -print) |
+	while read -r d; do
+		mkdir -p "$tree/$(dirname "$d")"
+		ln -sfn "$repo/${d#./}" "$tree/$d"
+	done
 for c in "${stale[@]}"; do
 	key=$( { (cd "$repo" && git ls-files -s -- "testdata/$c"); readelf -n /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/bin/python3 /usr/aarch64-linux-gnu/lib/libc.so.6 2>/dev/null | grep 'Build ID'; } | sha256sum | cut -c1-16)
 	cached=$FAULTLINE_TEST_CACHE/corpora/$c-$key
