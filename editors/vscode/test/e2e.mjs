@@ -230,13 +230,16 @@ function serverProcesses(dir) {
 
 /** explorerRow reveals cores/null_inline.core.gz in the Explorer and returns its row. */
 async function explorerRow(page) {
+  // Collapse everything, then expand cores/: the list then starts at its
+  // top and the file's row is drawn (the Explorer draws only visible rows).
   await runCommand(page, 'View: Show Explorer');
   const tree = page.locator('.explorer-folders-view .monaco-list').first();
+  await tree.hover();
+  await page.locator('.action-label[aria-label^="Collapse Folders in Explorer"]').first().click();
+  await tree.locator('.monaco-list-row', { hasText: /^cores$/ }).first().click();
   const file = tree.locator('.monaco-list-row', { hasText: 'null_inline.core.gz' }).first();
-  if (!(await file.isVisible().catch(() => false))) {
-    await tree.locator('.monaco-list-row', { hasText: /^cores$/ }).first().click();
-  }
   await file.waitFor({ timeout: 20000 });
+  await file.scrollIntoViewIfNeeded();
   return file;
 }
 
