@@ -13,7 +13,6 @@ struct Node {
   int weight;
 };
 
-how Explorer
 static inline int value_of(const Node *n) { return n->value * n->weight; }
 
 static inline int next_value(const Node *n) { return value_of(n->next); }
