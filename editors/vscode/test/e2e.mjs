@@ -36,7 +36,11 @@ const serverBin = arg('server') ? path.resolve(arg('server')) : undefined;
 const outDir = path.resolve(arg('out', fs.mkdtempSync(path.join(os.tmpdir(), 'faultline-vscode-'))));
 const shotsDir = path.resolve(arg('shots', path.join(repo, 'editors', 'screenshots')));
 const chromiumPath = arg('chromium', '/usr/bin/chromium');
-const workspace = path.join(repo, 'testdata', 'native');
+// The editor works on a copy of the corpus: keys typed while a palette is
+// slow to open must never reach (and save over) the checkout's files.
+const workspace = path.join(outDir, 'native');
+fs.mkdirSync(outDir, { recursive: true });
+fs.cpSync(path.join(repo, 'testdata', 'native'), workspace, { recursive: true });
 const dump = path.join(workspace, 'cores', 'null_inline.core.gz');
 const exe = path.join(workspace, 'bin', 'null_inline');
 const extensions = path.join(outDir, 'extensions');
@@ -232,8 +236,11 @@ function serverProcesses(dir) {
 async function explorerRow(page) {
   // Collapse everything, then expand cores/: the list then starts at its
   // top and the file's row is drawn (the Explorer draws only visible rows).
-  await runCommand(page, 'View: Show Explorer');
+  await page.keyboard.press('Escape');
   const tree = page.locator('.explorer-folders-view .monaco-list').first();
+  if (!(await tree.isVisible().catch(() => false))) {
+    await runCommand(page, 'View: Show Explorer');
+  }
   await tree.hover();
   await page.locator('.action-label[aria-label^="Collapse Folders in Explorer"]').first().click();
   await tree.locator('.monaco-list-row', { hasText: /^cores$/ }).first().click();
