@@ -25,11 +25,14 @@ var hangCommand = &command{
 long enough to write a core of it (faultline's own writer), analyzes that core
 (every thread, native and Python frames), and asks the CUDA driver for a GPU
 core dump through the process's CUDA_COREDUMP_PIPE when it has one. The core
-and report.md are kept in a bundle under --out.`,
+and report.md are kept in a bundle under --out (./faultline-crashes by default).
+With --summary, made to be run on every rank of a job, the core is written to
+a temporary directory and removed once summarized, unless --out is given.`,
 	examples: []string{
 		"faultline hang 4242",
 		"faultline hang --format markdown --no-gpu 4242",
 		"faultline hang --json --summary 4242",
+		"faultline hang --json --summary --out cores/ 4242",
 	},
 	interspersed: true,
 	new:          func() runner { return &hangRun{} },
@@ -44,7 +47,7 @@ type hangRun struct {
 }
 
 func (h *hangRun) flags(fs *flag.FlagSet) {
-	fs.StringVar(&h.out, "out", "faultline-crashes", "directory for the hang bundle (the core and the report)")
+	fs.StringVar(&h.out, "out", "", "directory for the hang bundle, the core and the report (default faultline-crashes; with --summary none is kept unless --out is given)")
 	h.format.register(fs, "text", "report format: text (gdb-like backtraces), markdown or json", "same as --format json")
 	fs.BoolVar(&h.noGPU, "no-gpu", false, "do not request a GPU core dump")
 	fs.BoolVar(&h.summary, "summary", false, "with --json: a compact rank summary with the job object (for `faultline job report`)")
@@ -66,9 +69,12 @@ func (h *hangRun) run(pos []string, stdout, stderr io.Writer) error {
 	if h.summary && format != "json" {
 		return usageError{errors.New("--summary goes with --json")}
 	}
-	bundle := filepath.Join(h.out, fmt.Sprintf("hang-%d-%s", pid, time.Now().Format("20060102-150405")))
-	if err := os.MkdirAll(bundle, 0o755); err != nil {
+	bundle, keep, err := h.bundleDir(pid)
+	if err != nil {
 		return err
+	}
+	if !keep {
+		defer os.RemoveAll(bundle)
 	}
 	core := filepath.Join(bundle, "core")
 	at := time.Now()
@@ -76,7 +82,11 @@ func (h *hangRun) run(pos []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("process %d: %w", pid, err)
 	}
-	fmt.Fprintf(stderr, "faultline hang: wrote %s (%d threads; the process was stopped while it was written and runs on)\n", core, n)
+	if keep {
+		fmt.Fprintf(stderr, "faultline hang: wrote %s (%d threads; the process was stopped while it was written and runs on)\n", core, n)
+	} else {
+		fmt.Fprintf(stderr, "faultline hang: summarized %d threads from a core that is not kept (--out DIR keeps it; the process was stopped while it was written and runs on)\n", n)
+	}
 	if !h.noGPU {
 		fmt.Fprintf(stderr, "faultline hang: %s\n", capture.RequestGPUCore(pid))
 	}
@@ -85,7 +95,7 @@ func (h *hangRun) run(pos []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var md bytes.Buffer
-	if report.Markdown(&md, c, "") == nil {
+	if report.Markdown(&md, c, "") == nil && keep {
 		os.WriteFile(filepath.Join(bundle, "report.md"), md.Bytes(), 0o644)
 	}
 	switch {
@@ -96,4 +106,21 @@ func (h *hangRun) run(pos []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeReport(stdout, c, format)
+}
+
+// bundleDir is where the core of pid is written, and whether it is kept:
+// a summary (one per rank of a job) keeps nothing unless --out asks for it,
+// since a full core per rank in each rank's working directory is rarely
+// wanted and can fill a node's disk.
+func (h *hangRun) bundleDir(pid int) (dir string, keep bool, err error) {
+	if h.summary && h.out == "" {
+		dir, err = os.MkdirTemp("", "faultline-hang-")
+		return dir, false, err
+	}
+	out := h.out
+	if out == "" {
+		out = "faultline-crashes"
+	}
+	dir = filepath.Join(out, fmt.Sprintf("hang-%d-%s", pid, time.Now().Format("20060102-150405")))
+	return dir, true, os.MkdirAll(dir, 0o755)
 }

@@ -130,7 +130,8 @@ func jobReport(t *testing.T, inv invocation) *job.Report {
 // 257-thread process (testdata/threads.c) is one line of at most 64 KiB
 // holding every thread, with the job object read from the process's
 // environment; `faultline analyze --json --summary` of the core hang wrote
-// reads the same job object from the core's own stack.
+// reads the same job object from the core's own stack. Without --out the
+// summary keeps no core; with it the bundle is written there.
 func TestJobSummaryOf256Threads(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(program(t, "threads.c", "-pthread"))
@@ -160,9 +161,15 @@ func TestJobSummaryOf256Threads(t *testing.T) {
 			t.Errorf("summary had to leave things out: %s", p.Message)
 		}
 	}
-	cores, _ := filepath.Glob(filepath.Join(dir, "faultline-crashes", "hang-*", "core"))
+	wantContains(t, "hang --summary without --out", r.stderr, "not kept")
+	if _, err := os.Stat(filepath.Join(dir, "faultline-crashes")); !os.IsNotExist(err) {
+		t.Errorf("hang --summary without --out left a bundle in the working directory (stat: %v)", err)
+	}
+	r = faultline(t, inv, "hang", "--json", "--summary", "--no-gpu", "--out", "kept", strconv.Itoa(pid))
+	wantExit(t, r, 0)
+	cores, _ := filepath.Glob(filepath.Join(dir, "kept", "hang-*", "core"))
 	if len(cores) != 1 {
-		t.Fatalf("hang bundle cores: %v", cores)
+		t.Fatalf("hang --summary --out kept: bundle cores %v", cores)
 	}
 	r = faultline(t, inv, "analyze", "--json", "--summary", cores[0])
 	wantExit(t, r, 0)
