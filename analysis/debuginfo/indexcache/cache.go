@@ -212,7 +212,8 @@ func verify(m []byte, key string) ([]byte, bool) {
 		return nil, false
 	}
 	klen, plen, sum := uint64(le.Uint32(m[12:])), le.Uint64(m[16:]), le.Uint32(m[24:])
-	if klen != uint64(len(key)) || uint64(len(m)) != headerSize+klen+plen ||
+	// plen is checked on its own first: headerSize+klen+plen may wrap.
+	if klen != uint64(len(key)) || plen > uint64(len(m)) || uint64(len(m)) != headerSize+klen+plen ||
 		string(m[headerSize:headerSize+klen]) != key {
 		return nil, false
 	}
