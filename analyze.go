@@ -58,12 +58,13 @@ func (a *analyzeRun) flags(fs *flag.FlagSet) {
 // run analyzes one dump (the markdown crash report, or the model with
 // --json) or several (dumps and directories of dumps, grouped by
 // signature, with the verdict on determinism).
-func (a *analyzeRun) run(pos []string, stdout, _ io.Writer) error {
+func (a *analyzeRun) run(pos []string, stdout, stderr io.Writer) error {
 	format, err := a.format.parse()
 	if err != nil {
 		return err
 	}
 	of := &a.open
+	of.warn = func(msg string) { fmt.Fprintf(stderr, "faultline analyze: warning: %s\n", msg) }
 	if len(pos) == 0 {
 		return usageError{errors.New("expected a DUMP (or several, or a directory of dumps)")}
 	}

@@ -32,6 +32,9 @@ type openFlags struct {
 	debuginfodTimeout   time.Duration
 	indexCache          string
 	maxDecompressed     int64
+	// warn, when set, receives what the analysis could not do as asked
+	// (analysis.Options.Warn).
+	warn func(string)
 }
 
 func (o *openFlags) register(fs *flag.FlagSet) {
@@ -57,7 +60,7 @@ func (o *openFlags) options() analysis.Options {
 	}
 	return analysis.Options{Exe: o.exe, Sysroot: o.sysroot, DebugDirs: o.debugDirs, SearchDirs: o.solibDir,
 		Offline: o.offline, DebuginfodURLs: o.debuginfod, DebuginfodCache: o.debuginfodCache,
-		DebuginfodTimeout: o.debuginfodTimeout}
+		DebuginfodTimeout: o.debuginfodTimeout, Warn: o.warn}
 }
 
 // formatFlags are --format and --json of the commands that print a report.

@@ -63,3 +63,29 @@ func crashedFunctions(t *testing.T, r result) string {
 	wantExit(t, r, 0)
 	return strings.Join(functions(decodeCrash(t, r).crashed()), " ")
 }
+
+// TestAnalyzeExeMismatch: --exe naming a different build than the core's
+// executable is reported (a problem in the report and a message on
+// stderr), not silently replaced by the core's recorded path.
+func TestAnalyzeExeMismatch(t *testing.T) {
+	exe := program(t, "trainer.c")
+	other := program(t, "trainer.c", "-O1")
+	dir := t.TempDir()
+	copyFile(t, crash(t, exe), filepath.Join(dir, "core"), false)
+	copyFile(t, other, filepath.Join(dir, "other"), true)
+	coreID, otherID := buildID(t, exe), buildID(t, other)
+	r := faultline(t, invocation{dir: dir}, "analyze", "--exe", "other", "core")
+	wantContains(t, "report", r.stdout, "other", otherID, coreID)
+	wantContains(t, "stderr", r.stderr, "--exe other", "does not match")
+	r = faultline(t, invocation{dir: dir}, "analyze", "--json", "--exe", "other", "core")
+	c := decodeCrash(t, r)
+	found := false
+	for _, p := range c.Problems {
+		if strings.Contains(p.Message, otherID) && strings.Contains(p.Message, coreID) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no problem names both build-ids: %+v", c.Problems)
+	}
+}

@@ -59,7 +59,7 @@ func (l *Locator) FindBinary(mappedPath string, wantID []byte) (path string, pro
 		if wantID == nil {
 			return c, problems
 		}
-		got, err := fileBuildID(c)
+		got, err := FileBuildID(c)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", c, err))
 			continue
@@ -89,7 +89,8 @@ func isRegular(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-func fileBuildID(p string) ([]byte, error) {
+// FileBuildID returns the GNU build-id of the ELF file at p (nil when it has none).
+func FileBuildID(p string) ([]byte, error) {
 	// Most files say it in a PT_NOTE segment, read with a few small reads
 	// (a core names hundreds of libraries: mapping and parsing each whole
 	// would cost more than the rest of the analysis).
@@ -145,7 +146,7 @@ func (l *Locator) FindDebug(binaryPath string, obj *Object) (debugPath string, p
 			if !isRegular(c) {
 				continue
 			}
-			got, err := fileBuildID(c)
+			got, err := FileBuildID(c)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%v%s", err, symlinkNote(c)))
 				continue

@@ -174,16 +174,16 @@ func (p *Process) looksLikeELF(path string, base uint64) bool {
 // m.notFound; fetchMissing may still find it (debuginfod) before
 // reportMissing turns that into one problem.
 func (p *Process) locate(m *module) {
-	mapped := m.path
 	if m.isExe && p.opt.Exe != "" {
-		mapped = p.opt.Exe
+		p.locateGivenExe(m)
+		return
 	}
-	file, probs := p.locator.FindBinary(mapped, m.buildID)
-	if file == "" && mapped != m.path {
-		var more []string
-		file, more = p.locator.FindBinary(m.path, m.buildID)
-		probs = append(probs, more...)
-	}
+	p.locateMapped(m)
+}
+
+// locateMapped finds module m's file from the path the core maps it from.
+func (p *Process) locateMapped(m *module) {
+	file, probs := p.locator.FindBinary(m.path, m.buildID)
 	if file == "" {
 		m.notFound = probs
 		m.bias = m.base

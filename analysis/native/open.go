@@ -47,6 +47,10 @@ type Options struct {
 	// SanitizerLog is the log of a sanitizer's report of the same crash
 	// (AddressSanitizer's stderr); its bug type and stacks classify the core.
 	SanitizerLog string
+	// Warn, when set, is told what the user asked for that was not done
+	// (an --exe of another build); the command line prints it on stderr.
+	// It is a problem in the report as well.
+	Warn func(message string)
 }
 
 // Process is an opened core with its modules located: the state one analysis
