@@ -9,8 +9,10 @@
 #   threads   the same program with 1,024 threads
 #   sparse    8 threads and 32 GiB of mapped heap, one page per GiB touched
 #             (a sparse core: cost must not follow the core's size)
-# faultline runs twice per core: "cold" with an empty index cache, then
-# "warm" with what the cold run stored (FAULTLINE_INDEX_CACHE).
+# faultline runs three times per core: "cold" with an empty index cache,
+# then "warm" with what the cold run stored (FAULTLINE_INDEX_CACHE), both
+# with --json (the frames framecheck compares with gdb's), then "md": warm,
+# the default markdown report, what a user runs.
 #
 #   bash bench/heldout.sh                      # all workloads
 #   HELDOUT_WORKLOADS="unity threads" bash bench/heldout.sh
@@ -106,6 +108,7 @@ measure() { # measure WORKLOAD TOOL CMD...: one timed run; output in results/.
 	read -r wall rss usr sys < <(tail -1 "$res/time")
 	local frames
 	case $t in
+	faultline-md) frames=- ;; # the markdown report groups threads: no frame count
 	faultline*) frames=$(grep -o '"index"' "$out" | wc -l) ;;
 	gdb) frames=$(awk '/^Thread [0-9]/ { t++ } t && /^#[0-9]/ { n++ } END { print n + 0 }' "$out") ;;
 	eu-stack) frames=$(grep -c '^#[0-9]' "$out") ;;
@@ -123,6 +126,7 @@ for w in $workloads; do
 	idx=$(mktemp -d "$res/index.XXXXXX")
 	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-cold "$dir/faultline" analyze --json --exe "$exe" "$core"
 	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-warm "$dir/faultline" analyze --json --exe "$exe" "$core"
+	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-md "$dir/faultline" analyze --exe "$exe" "$core"
 	rm -rf "$idx"
 	for t in $tools; do
 		case $t in
@@ -145,7 +149,7 @@ summary=$res/summary.txt
 	for w in $workloads; do
 		g=$(col "$w" gdb 3) e=$(col "$w" eu-stack 3) l=$(col "$w" lldb 3) er=$(col "$w" eu-stack 4)
 		gc=$(col "$w" gdb 7) ec=$(col "$w" eu-stack 7) lc=$(col "$w" lldb 7)
-		for t in faultline-cold faultline-warm $tools; do
+		for t in faultline-cold faultline-warm faultline-md $tools; do
 			wall=$(col "$w" "$t" 3)
 			[[ -n $wall ]] || continue
 			rss=$(col "$w" "$t" 4) cpu=$(col "$w" "$t" 7)

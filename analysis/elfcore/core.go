@@ -47,6 +47,7 @@ type Core struct {
 
 	data    []byte   // the whole core file (memory-mapped, or given to Parse)
 	maxEnd  []uint64 // maxEnd[i] = max(Segments[0..i].end()), for lookups with overlaps
+	pager   *pager   // reads memory from the file; nil for Parse
 	release func() error
 }
 
@@ -92,11 +93,11 @@ func Open(path string) (*Core, error) {
 // messages. The file is memory-mapped read-only; f may be closed once
 // OpenFile returns.
 func OpenFile(f *os.File, name string) (*Core, error) {
-	data, unmap, err := mapFile(f)
+	data, pg, unmap, err := mapFile(f)
 	if err != nil {
 		return nil, fmt.Errorf("elfcore: mapping %s: %w", name, err)
 	}
-	c, err := Parse(data)
+	c, err := parse(data, pg)
 	if err != nil {
 		unmap()
 		return nil, err
@@ -121,8 +122,14 @@ func (c *Core) Close() error {
 // Parse reads a core dump already in memory. The Core refers to data; the
 // caller must keep it unchanged while the Core is in use.
 func Parse(data []byte) (c *Core, err error) {
+	return parse(data, nil)
+}
+
+// parse reads the core in data; memory reads go through pg when it is
+// not nil (a core opened from a file), else to data.
+func parse(data []byte, pg *pager) (c *Core, err error) {
 	defer guardFault(debug.SetPanicOnFault(true), &err)
-	c = &Core{data: data}
+	c = &Core{data: data, pager: pg}
 	if err := c.parseHeader(); err != nil {
 		return nil, err
 	}

@@ -67,6 +67,9 @@ func (c *Core) contiguous(addr, size uint64) ([]byte, error) {
 	}
 	k := min(s.Filesz-rel, size)
 	off := s.Offset + rel
+	if c.pager != nil {
+		return c.pager.bytesAt(off, k)
+	}
 	return c.data[off : off+k : off+k], nil
 }
 

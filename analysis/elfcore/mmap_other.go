@@ -8,10 +8,10 @@ import (
 )
 
 // mapFile reads f into memory on systems without mmap.
-func mapFile(f *os.File) ([]byte, func() error, error) {
+func mapFile(f *os.File) ([]byte, *pager, func() error, error) {
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return data, func() error { return nil }, nil
+	return data, nil, func() error { return nil }, nil
 }

@@ -7,22 +7,38 @@ import (
 	"syscall"
 )
 
-// mapFile maps f read-only. An empty file maps to an empty slice.
-func mapFile(f *os.File) ([]byte, func() error, error) {
+// mapFile maps f read-only and opens a pager on a duplicate of its
+// descriptor (f may be closed once OpenFile returns). An empty file maps
+// to an empty slice.
+func mapFile(f *os.File) ([]byte, *pager, func() error, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	size := st.Size()
 	if size == 0 {
-		return []byte{}, func() error { return nil }, nil
+		return []byte{}, nil, func() error { return nil }, nil
 	}
 	if int64(int(size)) != size {
-		return nil, nil, &FormatError{Off: 0, Msg: "file too large to map"}
+		return nil, nil, nil, &FormatError{Off: 0, Msg: "file too large to map"}
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return data, func() error { return syscall.Munmap(data) }, nil
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		syscall.Munmap(data)
+		return nil, nil, nil, err
+	}
+	syscall.CloseOnExec(fd)
+	dup := os.NewFile(uintptr(fd), f.Name())
+	release := func() error {
+		err := syscall.Munmap(data)
+		if cerr := dup.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	return data, newPager(dup, size), release, nil
 }

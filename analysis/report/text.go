@@ -3,7 +3,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,14 +11,6 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis/model"
 )
-
-// JSON writes the model exactly as `faultline analyze --json` prints it.
-func JSON(w io.Writer, c *model.Crash) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(c)
-}
 
 // Text writes the terminal report: the signal and faulting instruction, the
 // crashing thread, then the other threads with identical stacks grouped.
