@@ -35,6 +35,7 @@ grouped by signature, with the verdict on whether the crash is deterministic.
 		"faultline analyze --exe ./build/server --debug-dir ./build/debug core.1234.zst",
 		"faultline analyze --format text core",
 		"faultline analyze --json cores/",
+		"faultline analyze --host-core core.4242 gpu.4242.nvcudmp",
 		"coredumpctl dump 1234 | faultline analyze --exe ./server -",
 	},
 	interspersed: true,
@@ -43,15 +44,17 @@ grouped by signature, with the verdict on whether the crash is deterministic.
 
 // analyzeRun is one `faultline analyze`.
 type analyzeRun struct {
-	format  formatFlags
-	summary bool
-	open    openFlags
+	format   formatFlags
+	summary  bool
+	hostCore string
+	open     openFlags
 }
 
 func (a *analyzeRun) flags(fs *flag.FlagSet) {
 	a.format.register(fs, "markdown", "report format: markdown, text (gdb-like backtraces) or json",
 		"print the crash model as JSON (schema faultline.crash/v1; faultline.crash-set/v1 for several dumps)")
 	fs.BoolVar(&a.summary, "summary", false, "with --json: one compact rank summary per dump (schema faultline.rank-summary/v1, with the job object; for `faultline job report`)")
+	fs.StringVar(&a.hostCore, "host-core", "", "with a GPU core dump: the CPU core of the process that launched its kernels (host threads, the launching thread as the crashing one)")
 	a.open.register(fs)
 }
 
@@ -88,8 +91,18 @@ func (a *analyzeRun) run(pos []string, stdout, stderr io.Writer) error {
 		}
 		return writeReport(stdout, c, format)
 	}
-	if len(dumps) == 1 && !isDir(pos[0]) {
-		c, err := analysis.Open(dumps[0], of.options())
+	single := len(dumps) == 1 && !isDir(pos[0])
+	if a.hostCore != "" && !single {
+		return usageError{errors.New("--host-core goes with one GPU core dump")}
+	}
+	if single {
+		open := analysis.Open
+		if a.hostCore != "" {
+			open = func(dump string, opt analysis.Options) (*analysis.Crash, error) {
+				return analysis.OpenWithHostCore(dump, a.hostCore, opt)
+			}
+		}
+		c, err := open(dumps[0], of.options())
 		if err != nil {
 			return err
 		}

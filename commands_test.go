@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,5 +163,39 @@ func TestAnalyzeStdinAndCompression(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(got, "faultline: "+tc.dump+" (elf-core, x86_64)\n") || got[strings.Index(got, "\n"):] != body {
 			t.Errorf("%s: exit %d\n%s%s\nwant the report of %s", tc.name, code, got, errOut, core)
 		}
+	}
+}
+
+// --host-core joins a GPU core dump with the CPU core of the process that
+// launched its kernels (analysis.OpenWithHostCore): the host threads come
+// from the CPU core; a launching thread it does not have is a problem.
+func TestAnalyzeHostCore(t *testing.T) {
+	const gpu = "testdata/cuda/cores/illegal_address.sm_80.nvcudmp.gz"
+	const exe, host = "testdata/native/bin/demo", "testdata/native/cores/demo.core.gz"
+	out, errOut, code := runBinary(t, nil, "analyze", "--json", "--offline", "--exe", exe, "--host-core", host, gpu)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var c struct {
+		Dump     struct{ Format string }
+		GPU      *struct{ Kernel string }
+		Threads  []struct{ ID int }
+		Problems []struct{ Message string }
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Dump.Format != "cuda-core" || c.GPU == nil || c.GPU.Kernel != "crash_kernel" || len(c.Threads) == 0 {
+		t.Fatalf("host+GPU model: format %q gpu %+v, %d threads", c.Dump.Format, c.GPU, len(c.Threads))
+	}
+	found := false
+	for _, p := range c.Problems {
+		found = found || strings.Contains(p.Message, "which the CPU core does not have")
+	}
+	if !found {
+		t.Errorf("no problem says the launching thread is missing from the demo core: %+v", c.Problems)
+	}
+	if _, errOut, code := runBinary(t, nil, "analyze", "--host-core", host, gpu, gpu); code != 2 || !strings.Contains(errOut, "--host-core goes with one GPU core dump") {
+		t.Errorf("--host-core with two dumps: exit %d, %s", code, errOut)
 	}
 }

@@ -30,7 +30,6 @@ type Server struct {
 
 	sess       *analysis.Session
 	model      *crashView
-	launched   bool
 	configured bool
 	stopSent   bool
 	done       bool

@@ -83,7 +83,6 @@ func openCache(dir string) (*cache, error) {
 }
 
 func (c *cache) repoDir(key string) string { return filepath.Join(c.dir, "repos", key+".git") }
-func (c *cache) srcDir(key string) string  { return filepath.Join(c.dir, "src", key) }
 func (c *cache) checkoutDir(key, commit string) string {
 	return filepath.Join(c.dir, "src", key, commit)
 }

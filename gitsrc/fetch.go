@@ -175,12 +175,6 @@ func (f *fetcher) remoteRefs(ctx context.Context) (map[string]plumbing.Hash, str
 	return m, head, nil
 }
 
-// hasCommit reports whether the repository holds commit h.
-func (r *repository) hasCommit(h plumbing.Hash) bool {
-	_, err := r.git.CommitObject(h)
-	return err == nil
-}
-
 // peel resolves a reference's hash to a commit (annotated tags point to tag objects).
 func (r *repository) peel(h plumbing.Hash) (*object.Commit, error) {
 	for range 8 {

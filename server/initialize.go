@@ -38,9 +38,11 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 			}
 		}
 	}
+	//lint:ignore SA1019 clients that predate workspaceFolders send only rootUri or rootPath
 	if len(folders) == 0 && params.RootURI != nil && params.RootURI.IsFile() {
 		folders = append(folders, abs(params.RootURI.FsPath()))
 	}
+	//lint:ignore SA1019 as above
 	if root, ok := params.RootPath.Get(); ok && len(folders) == 0 && root != "" {
 		folders = append(folders, abs(root))
 	}

@@ -107,11 +107,6 @@ func OpenFile(path string) ([]*CodeObject, []string, error) {
 	return out, problems, nil
 }
 
-// IsCodeObjectFile reports whether the file starts like an AMD GPU code
-// object or an offload bundle (a cheap sniff for dispatch; host files with
-// a .hip_fatbin section need Extract).
-func IsCodeObjectFile(head []byte) bool { return isCodeObject(head) || IsBundle(head) }
-
 func readFunctions(f *elf.File) []Function {
 	syms, _ := f.Symbols()
 	kd := map[string]bool{}

@@ -40,13 +40,6 @@ var runtimeFunctions = map[string]bool{
 	"execute_native_thread_routine": true, "std::__terminate": true,
 }
 
-// handlerFunctions are well-known crash handlers that re-raise: LLVM's,
-// PyTorch c10's, CPython faulthandler's, Abseil's, Breakpad's, folly's.
-var handlerFunctions = []string{
-	"SignalHandler", "llvm::sys::", "c10::", "faulthandler_fatal_error", "faulthandler", "absl::",
-	"FailureSignalHandler", "google::", "ExceptionHandler", "folly::symbolizer", "backward::",
-}
-
 // cloneSuffix matches the suffixes GCC and LLVM give the copies of a
 // function they specialise or split (symbol table names such as
 // "__pthread_kill_implementation.constprop.0", "foo.isra.0.cold",

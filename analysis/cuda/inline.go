@@ -211,20 +211,3 @@ func DemangleNoParams(name string) string {
 	}
 	return s
 }
-
-// Demangle demangles a cubin function name with its parameters.
-func Demangle(name string) string {
-	if strings.HasPrefix(name, "$") {
-		if i := strings.LastIndexByte(name, '$'); i > 0 && i+1 < len(name) {
-			name = name[i+1:]
-		}
-	}
-	if !strings.HasPrefix(name, "_Z") {
-		return name
-	}
-	s, err := demangle.ToString(name, demangle.MaxLength(20))
-	if err != nil {
-		return name
-	}
-	return s
-}

@@ -343,6 +343,7 @@ func (e *exprEnv) eval(expr []byte) (location, error) {
 		case locMemory:
 			n, err := e.frame.ReadMemory(l.addr, b[:p.size])
 			if err != nil || uint64(n) < p.size {
+				//lint:ignore ST1005 gdb's own words, which users search for
 				return location{}, fmt.Errorf("Cannot access memory at address 0x%x", l.addr)
 			}
 		case locRegister:
@@ -488,6 +489,7 @@ func (c opContext) ReadMemory(addr uint64, size int) (uint64, error) {
 		return 0, fmt.Errorf("bad read size %d", size)
 	}
 	if n, _ := c.f.ReadMemory(addr, b[:size]); n < size {
+		//lint:ignore ST1005 gdb's own words, which users search for
 		return 0, fmt.Errorf("Cannot access memory at address 0x%x", addr)
 	}
 	return decodeUint(b[:size], c.bo), nil

@@ -159,9 +159,6 @@ func (o *Object) Close() error {
 // ELF gives the header, program header and section header metadata.
 func (o *Object) ELF() *elf.File { return o.elf }
 
-// byteOrder is the object's byte order.
-func (o *Object) byteOrder() binary.ByteOrder { return o.elf.ByteOrder }
-
 // rawSection returns the bytes of s in the file, or nil for SHT_NOBITS or
 // sections that lie outside the file.
 func (o *Object) rawSection(s *elf.Section) []byte {

@@ -87,10 +87,6 @@ var fhSignals = map[string]string{
 	"Illegal instruction":      "SIGILL",
 }
 
-// FaulthandlerSignal returns the signal name for faulthandler's description
-// of it ("Segmentation fault" → "SIGSEGV"), "" for other text.
-func FaulthandlerSignal(desc string) string { return fhSignals[desc] }
-
 // ParseFaulthandler reads the first faulthandler dump in a log (a job's
 // stderr, with anything around it). Lines it does not recognise are skipped.
 func ParseFaulthandler(r io.Reader) (*FaulthandlerLog, error) {

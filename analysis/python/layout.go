@@ -246,6 +246,7 @@ func parseDebugOffsets(b []byte) (*layout, error) {
 		l.shimOwner = 3 // CSTACK (3.13); 3.14's INTERPRETER=3 and CSTACK=4
 		l.taggedExecutable = v314
 	default:
+		//lint:ignore ST1005 a proper noun
 		return nil, fmt.Errorf("Python %s: its _Py_DebugOffsets layout is not known to this faultline", versionString(version))
 	}
 	if f.err != nil {

@@ -30,16 +30,6 @@ func Build(t testing.TB, dir, name, compiler string, sources []string, flags ...
 	return bin
 }
 
-// WriteSource writes text to dir/name and returns its path.
-func WriteSource(t testing.TB, dir, name, text string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // checkCorePattern fails the test when the kernel does not write cores as
 // "core" files in the crashing process's cwd.
 func checkCorePattern(t testing.TB) {
