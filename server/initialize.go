@@ -38,13 +38,8 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 			}
 		}
 	}
-	//lint:ignore SA1019 clients that predate workspaceFolders send only rootUri or rootPath
-	if len(folders) == 0 && params.RootURI != nil && params.RootURI.IsFile() {
-		folders = append(folders, abs(params.RootURI.FsPath()))
-	}
-	//lint:ignore SA1019 as above
-	if root, ok := params.RootPath.Get(); ok && len(folders) == 0 && root != "" {
-		folders = append(folders, abs(root))
+	if len(folders) == 0 {
+		folders = legacyRootFolder(params)
 	}
 
 	var caps clientCaps
@@ -89,6 +84,21 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 			},
 		},
 	}, nil
+}
+
+// legacyRootFolder is the workspace of a client that predates
+// workspaceFolders: its rootUri, or else its rootPath (both deprecated since
+// LSP 3.6 in favour of workspaceFolders, but all that such a client sends).
+func legacyRootFolder(params *protocol.InitializeParams) []string {
+	//lint:ignore SA1019 clients that predate workspaceFolders send only rootUri or rootPath
+	if u := params.RootURI; u != nil && u.IsFile() {
+		return []string{abs(u.FsPath())}
+	}
+	//lint:ignore SA1019 as above
+	if root, ok := params.RootPath.Get(); ok && root != "" {
+		return []string{abs(root)}
+	}
+	return nil
 }
 
 func (s *Server) version() string {

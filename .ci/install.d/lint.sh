@@ -1,6 +1,6 @@
 # Sourced by .ci/test after .ci/lib.sh: the linters of the lint stage
 # (.ci/stages/lint.sh), pinned. They install into $(go env GOPATH)/bin.
-staticcheck_version=v0.8.2 # honnef.co/go/tools 2026.1 line, for Go 1.26
+staticcheck_version=v0.8.2 # honnef.co/go/tools 2026.2.2, for Go 1.26
 deadcode_version=v0.52.0   # golang.org/x/tools/cmd/deadcode
 gobin=$(go env GOPATH)/bin
 if ! "$gobin/staticcheck" -version 2>/dev/null | grep -q "${staticcheck_version#v}"; then
