@@ -42,6 +42,10 @@ type conformanceCase struct {
 	Launch       map[string]any `json:"launch,omitempty"`
 	ExpectSource string         `json:"expectSource,omitempty"`
 	ExpectLine   int            `json:"expectLine,omitempty"`
+	// ExpectOrigin is what the top frame's source.origin must contain
+	// (a copy fetched from debuginfod); "" for a file of this machine,
+	// which has none.
+	ExpectOrigin string `json:"expectOrigin,omitempty"`
 
 	Frames      []gdbFrame        `json:"frames"`
 	DerefFields map[string]string `json:"derefFields"`
@@ -75,18 +79,9 @@ func TestDebugClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary, runs gdb and node")
 	}
-	node := lookTool(t, "node", "Node.js 18+ (apt-get install nodejs npm)")
 	gdb := lookTool(t, "gdb", "gdb (apt-get install gdb)")
-	conf, _ := filepath.Abs("conformance")
-	if _, err := os.Stat(filepath.Join(conf, "node_modules", "@vscode", "debugadapter-testsupport", "package.json")); err != nil {
-		t.Fatal("@vscode/debugadapter-testsupport is not installed: run `npm ci --prefix dap/conformance`")
-	}
 	native, _ := filepath.Abs(filepath.Join("..", "testdata", "native"))
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "faultline")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	// The corpus was compiled in another checkout: its DW_AT_comp_dir may
 	// not exist here, so these find their sources through the workspace
 	// or a sourceMap rule from that comp_dir.
@@ -104,6 +99,22 @@ func TestDebugClient(t *testing.T) {
 	}
 	cases[1].Launch = map[string]any{"sourceMap": map[string]string{corpusCompDir(t, cases[1]): native}}
 	cases = append(cases, lookupCases(t, tmp)...)
+	runDebugClient(t, tmp, cases)
+}
+
+// runDebugClient builds faultline into tmp and walks cases with
+// dap/conformance/client.js (node and the pinned DebugClient).
+func runDebugClient(t *testing.T, tmp string, cases []conformanceCase) {
+	t.Helper()
+	node := lookTool(t, "node", "Node.js 18+ (apt-get install nodejs npm)")
+	conf, _ := filepath.Abs("conformance")
+	if _, err := os.Stat(filepath.Join(conf, "node_modules", "@vscode", "debugadapter-testsupport", "package.json")); err != nil {
+		t.Fatal("@vscode/debugadapter-testsupport is not installed: run `npm ci --prefix dap/conformance`")
+	}
+	bin := filepath.Join(tmp, "faultline")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
 	spec := filepath.Join(tmp, "cases.json")
 	if d := os.Getenv("FAULTLINE_DAP_KEEP"); d != "" {
 		spec = filepath.Join(d, "cases.json")
@@ -148,14 +159,20 @@ func corpusCompDir(t *testing.T, c conformanceCase) string {
 // lookupCases are the source-lookup cases on a program compiled here
 // (comp_dir = a temporary directory): no workspace, an empty
 // workspaceFolders, a workspace without the sources, a sourceMap rule
-// (wins over comp_dir), and two copies of the file in the workspace with
-// the comp_dir gone (the copy nearest the executable wins).
+// (wins over comp_dir), two copies of the file in the workspace (the
+// comp_dir one wins, even with the executable beside the other), and two
+// copies with the comp_dir gone (the copy nearest the executable wins).
 func lookupCases(t *testing.T, tmp string) []conformanceCase {
 	p := crashbuild.Build(t, filepath.Join(tmp, "build"))
 	mapped := filepath.Join(tmp, "mapped")
 	copyFile(t, p.Source, filepath.Join(mapped, "src", "crash.c"))
 	empty := filepath.Join(tmp, "empty-workspace")
 	copyFile(t, p.Exe, filepath.Join(empty, "README"))
+
+	inWS := crashbuild.Build(t, filepath.Join(tmp, "ws", "build"))
+	other := filepath.Join(tmp, "ws", "other")
+	copyFile(t, inWS.Source, filepath.Join(other, "src", "crash.c"))
+	copyFile(t, inWS.Exe, filepath.Join(other, "bin", "crash"))
 
 	moved := crashbuild.Build(t, filepath.Join(tmp, "build2"))
 	ws := filepath.Join(tmp, "two-copies")
@@ -178,6 +195,8 @@ func lookupCases(t *testing.T, tmp string) []conformanceCase {
 		lookup("workspace without the sources, comp_dir", p, p.Exe, p.Source, map[string]any{"workspaceFolders": []string{empty}}),
 		lookup("sourceMap before comp_dir", p, p.Exe, filepath.Join(mapped, "src", "crash.c"),
 			map[string]any{"sourceMap": map[string]string{p.Dir: mapped}}),
+		lookup("two copies: the comp_dir one, though the executable is beside the other", inWS, filepath.Join(other, "bin", "crash"),
+			inWS.Source, map[string]any{"workspaceFolders": []string{filepath.Join(tmp, "ws")}}),
 		lookup("two copies, comp_dir gone: nearest the executable", moved, filepath.Join(ws, "b-new", "bin", "crash"),
 			filepath.Join(ws, "b-new", "src", "crash.c"), map[string]any{"workspaceFolders": []string{ws}}),
 	}

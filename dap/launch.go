@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -106,10 +107,15 @@ func (s *Server) open(args LaunchArgs) (*crashView, error) {
 	for _, f := range args.WorkspaceFolders {
 		folders = append(folders, absIn(f))
 	}
-	res := sourcelookup.New(sourcelookup.Config{Folders: folders, SourceMap: args.SourceMap})
+	res := sourcelookup.New(sourcelookup.Config{Folders: folders, SourceMap: args.SourceMap,
+		Remote: sourcelookup.DebuginfodFromEnv()})
 	exe := program
 	if exe == "" {
-		exe = sess.Crash.Dump.Executable
+		exe = sourcelookup.Executable(sess.Crash)
+	}
+	// gdb's last step: frame files not on this machine from debuginfod.
+	if n, err := res.Fetch(context.Background(), sess.Crash, exe); n > 0 || err != nil {
+		s.log.Info("debuginfod sources", zap.Int("fetched", n), zap.Error(err))
 	}
 	s.log.Info("opened dump", zap.String("core", core), zap.Int("threads", len(sess.Crash.Threads)))
 	return newCrashView(sess, res, exe), nil

@@ -64,6 +64,9 @@ func (v *crashView) stackFrame(ti, fi int) godap.StackFrame {
 	}
 	if p := v.localPath(f); p != "" && f.Line > 0 {
 		sf.Source = &godap.Source{Name: filepath.Base(p), Path: p}
+		if from := v.res.FetchedFrom(p); from != "" {
+			sf.Source.Origin = "read-only copy fetched from " + from
+		}
 		if v.aboveCulprit(ti, fi) {
 			// VS Code focuses the first frame whose source is not
 			// de-emphasized: the culprit, not the handler that re-raised.

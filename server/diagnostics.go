@@ -65,6 +65,9 @@ func (v *view) threadDiagnostics(out map[uri.URI][]protocol.Diagnostic) {
 		if len(idx) > 1 {
 			msg += " (also " + frameList(v, idx, 8) + " on this line)"
 		}
+		if from := v.res.FetchedFrom(first.path); from != "" {
+			msg += " [read-only source fetched from " + from + "]"
+		}
 		d.Message = protocol.String(msg)
 		d.Code = protocol.String("frame")
 		if d.Severity == protocol.DiagnosticSeverityError {

@@ -167,6 +167,18 @@ func newEnv(t testing.TB, opts any, sopts server.Options) *Env {
 // folder and initializationOptions opts.
 func newEnvIn(t testing.TB, folder string, opts any, sopts server.Options) *Env {
 	t.Helper()
+	return newEnvFolders(t, []string{folder}, opts, sopts)
+}
+
+// newEnvFolders starts a server and initializes it with workspaceFolders
+// folders: nil sends null (no workspace: rootUri null too), an empty
+// slice [] (Neovim 0.12's vim.lsp.enable without a root marker).
+func newEnvFolders(t testing.TB, folders []string, opts any, sopts server.Options) *Env {
+	t.Helper()
+	folder := ""
+	if len(folders) > 0 {
+		folder = folders[0]
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	a, b := net.Pipe()
@@ -192,7 +204,6 @@ func newEnvIn(t testing.TB, folder string, opts any, sopts server.Options) *Env 
 		t.Fatal(err)
 	}
 	yes := true
-	root := uri.File(e.Folder)
 	params := &protocol.InitializeParams{
 		InitializationOptions: raw,
 		Capabilities: protocol.ClientCapabilities{
@@ -206,7 +217,13 @@ func newEnvIn(t testing.TB, folder string, opts any, sopts server.Options) *Env 
 			},
 		},
 	}
-	params.WorkspaceFolders = protocol.NewNullable([]protocol.WorkspaceFolder{{URI: root, Name: filepath.Base(folder)}})
+	if folders != nil {
+		wf := []protocol.WorkspaceFolder{}
+		for _, f := range folders {
+			wf = append(wf, protocol.WorkspaceFolder{URI: uri.File(f), Name: filepath.Base(f)})
+		}
+		params.WorkspaceFolders = protocol.NewNullable(wf)
+	}
 	res, err := e.Server.Initialize(ctx, params)
 	if err != nil {
 		t.Fatalf("initialize: %v", err)

@@ -23,7 +23,7 @@ func FuzzParseSettings(f *testing.F) {
 			if err != nil {
 				return
 			}
-			r := newResolver([]string{t.TempDir()}, st)
+			r := newResolver(nil, []string{t.TempDir()}, st)
 			r.Lookup("a/b.c")
 		})
 	})

@@ -34,7 +34,7 @@ func (v *view) placeGPU() {
 	for _, lv := range g.InlineLevels() {
 		fr := &g.Frames[lv.K-1]
 		gs := gpuSite{level: lv, site: site{frame: fr}}
-		if p := v.res.Resolve(fr, v.crash.Dump.Executable); p != "" {
+		if p := v.res.Resolve(fr, localExe(v.crash)); p != "" {
 			gs.path, gs.uri, gs.line = p, uri.File(p), uint32(fr.Line-1)
 			k := lineKey{p, gs.line}
 			v.gpuByLine[k] = append(v.gpuByLine[k], len(v.gpu))

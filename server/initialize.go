@@ -58,7 +58,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 	s.caps = caps
 	s.settings = settings
 	s.folders = folders
-	s.res = newResolver(folders, settings)
+	s.res = newResolver(s.res, folders, settings)
 	s.mu.Unlock()
 	s.log.Info("initialize", zap.Strings("folders", folders), zap.Int("dumps", len(settings.Dumps)))
 
@@ -156,7 +156,7 @@ func (s *Server) DidChangeConfiguration(_ context.Context, params *protocol.DidC
 	old := s.settings
 	st.Dumps = old.Dumps
 	s.settings = st
-	s.res = newResolver(s.folders, st)
+	s.res = newResolver(s.res, s.folders, st)
 	cur := s.cur
 	s.mu.Unlock()
 	if cur == nil {
@@ -193,7 +193,7 @@ func (s *Server) DidChangeWorkspaceFolders(_ context.Context, params *protocol.D
 		}
 	}
 	s.folders = folders
-	s.res = newResolver(folders, s.settings)
+	s.res = newResolver(s.res, folders, s.settings)
 	cur := s.cur
 	s.mu.Unlock()
 	if cur != nil {

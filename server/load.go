@@ -186,6 +186,7 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 		return nil, ctx.Err()
 	}
 
+	s.fetchDebuginfodSources(ctx, prog, r.sess.Crash)
 	l := &loaded{args: args, session: r.sess}
 	s.mu.Lock()
 	old := s.cur

@@ -90,7 +90,7 @@ func New(opts Options) *Server {
 		published: map[uri.URI]bool{},
 		loads:     map[string]context.CancelFunc{},
 		exited:    make(chan struct{}),
-		res:       newResolver(nil, Settings{}),
+		res:       newResolver(nil, nil, Settings{Offline: true}),
 	}
 }
 

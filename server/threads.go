@@ -86,7 +86,7 @@ func (s *Server) Request(_ context.Context, method string, _ any) (any, error) {
 			fr := &t.Frames[fi]
 			f := FrameInfo{Index: fr.Index, Function: fr.Function, File: fr.File, Line: fr.Line, Column: fr.Column,
 				PC: fr.PC, Module: fr.Module, Inlined: fr.Inlined, Culprit: fi == ci}
-			if p := v.res.Resolve(fr, v.crash.Dump.Executable); p != "" && fr.Line > 0 {
+			if p := v.res.Resolve(fr, localExe(v.crash)); p != "" && fr.Line > 0 {
 				f.URI = string(uri.File(p))
 			}
 			info.Frames = append(info.Frames, f)

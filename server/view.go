@@ -106,7 +106,7 @@ func newView(crash *analysis.Crash, src *loaded, selected int, res *resolver, va
 		for fi := range t.Frames {
 			fr := &t.Frames[fi]
 			s := site{thread: t, frame: fr}
-			if s.path = res.Resolve(fr, crash.Dump.Executable); s.path != "" && fr.Line > 0 {
+			if s.path = res.Resolve(fr, localExe(crash)); s.path != "" && fr.Line > 0 {
 				s.uri = uri.File(s.path)
 				s.line = uint32(fr.Line - 1)
 				k := lineKey{s.path, s.line}

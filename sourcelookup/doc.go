@@ -10,6 +10,8 @@
 // the sourceMap prefix rules, the compilation directory joined with the
 // name (DW_AT_comp_dir), then the workspace folders and the checkout cache
 // (the name joined to each root, then the indexed file sharing the longest
-// path suffix), and finally a remote fetch (debuginfod's /source) when one
-// is configured.
+// path suffix), and finally debuginfod's /source when a server is
+// configured: Resolver.Fetch brings a crash's missing files into the
+// debuginfod cache, read-only, and Resolve returns them after every local
+// file.
 package sourcelookup

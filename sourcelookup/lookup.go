@@ -1,13 +1,15 @@
 package sourcelookup
 
 import (
-	"github.com/faultline-dev/faultline/analysis/model"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 // maxIndexedFiles caps the workspace walk behind suffix matching.
@@ -24,9 +26,9 @@ type Config struct {
 	// CacheDir is the checkout cache of the sources engine, searched like a
 	// workspace folder.
 	CacheDir string
-	// Remote, when set, fetches a file the local steps did not find (a
-	// debuginfod /source request); it returns "" when it cannot.
-	Remote func(fr *model.Frame, path string) string
+	// Remote, when set, is gdb's last step: debuginfod's /source for the
+	// files of a crash no local step finds (see Resolver.Fetch).
+	Remote *debuginfo.Debuginfod
 }
 
 // Resolver maps frames to local files (see the package comment). It is safe
@@ -34,11 +36,13 @@ type Config struct {
 type Resolver struct {
 	rules  []mapRule // longest prefix first
 	roots  []string  // folders, then the cache directory
-	remote func(fr *model.Frame, path string) string
+	remote *debuginfo.Debuginfod
 
-	mu    sync.Mutex
-	memo  map[memoKey]string
-	index map[string][]string // base name → files; nil until first needed
+	mu      sync.Mutex
+	memo    map[memoKey]string
+	index   map[string][]string // base name → files; nil until first needed
+	fetched map[fetchKey]string // the last Fetch's files, by module and path
+	origin  map[string]string   // fetched file → where it came from
 }
 
 type mapRule struct{ from, to string }
@@ -66,7 +70,8 @@ func New(cfg Config) *Resolver {
 	return r
 }
 
-// Resolve returns the local file for fr, or "" when it resolves nowhere.
+// Resolve returns the file on this machine for fr, or "" when it
+// resolves nowhere: a local file, else the copy the last Fetch brought.
 // exe is the crashed program's executable on this machine ("" if
 // unknown): among several equally good copies of a file, the one nearest
 // to it wins.
@@ -74,6 +79,16 @@ func (r *Resolver) Resolve(fr *model.Frame, exe string) string {
 	if fr == nil || (fr.File == "" && fr.Source == "") {
 		return ""
 	}
+	if p := r.resolveLocal(fr, exe); p != "" {
+		return p
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fetched[fetchKeyOf(fr)]
+}
+
+// resolveLocal is Resolve without the fetched copies, remembered.
+func (r *Resolver) resolveLocal(fr *model.Frame, exe string) string {
 	key := memoKey{fr.File, fr.CompDir, fr.Source, exe}
 	r.mu.Lock()
 	p, ok := r.memo[key]
@@ -106,11 +121,7 @@ func (r *Resolver) lookup(fr *model.Frame, exe string) string {
 	if fr.File == "" {
 		return ""
 	}
-	clean := filepath.Clean(fr.File)
-	full := clean // the name as the compiler saw it: comp_dir/name
-	if !filepath.IsAbs(clean) && fr.CompDir != "" && filepath.IsAbs(fr.CompDir) {
-		full = filepath.Join(fr.CompDir, clean)
-	}
+	clean, full := names(fr)
 	if p := r.mapped(full, clean); p != "" {
 		return p
 	}
@@ -135,13 +146,19 @@ func (r *Resolver) lookup(fr *model.Frame, exe string) string {
 			}
 		}
 	}
-	if p, _ := r.bySuffixScore(full, exe); p != "" {
-		return p
+	p, _ := r.bySuffixScore(full, exe)
+	return p
+}
+
+// names returns fr's file name cleaned, and the name as the compiler saw
+// it: comp_dir/name for a relative name under an absolute comp_dir.
+func names(fr *model.Frame) (clean, full string) {
+	clean = filepath.Clean(fr.File)
+	full = clean
+	if !filepath.IsAbs(clean) && fr.CompDir != "" && filepath.IsAbs(fr.CompDir) {
+		full = filepath.Join(fr.CompDir, clean)
 	}
-	if r.remote != nil && filepath.IsAbs(full) {
-		return r.remote(fr, full)
-	}
-	return ""
+	return clean, full
 }
 
 // mapped applies the sourceMap rules to the full name, then to the name
@@ -291,4 +308,16 @@ func ExpandHome(p string) string {
 		}
 	}
 	return p
+}
+
+// Executable is crash's executable on this machine, for Resolve's exe:
+// the file that matched the core (--exe, a sysroot, debuginfod) when it
+// is not at the path the core names.
+func Executable(crash *model.Crash) string {
+	for _, m := range crash.Modules {
+		if m.Path == crash.Dump.Executable && m.File != "" {
+			return m.File
+		}
+	}
+	return crash.Dump.Executable
 }

@@ -66,23 +66,3 @@ func TestResolveOrder(t *testing.T) {
 		})
 	}
 }
-
-// TestRemote: a file no local step finds is asked of Remote with its
-// comp_dir-joined path; one found locally is not.
-func TestRemote(t *testing.T) {
-	build := tree(t, "src/a.c")
-	var asked []string
-	r := New(Config{Remote: func(fr *model.Frame, p string) string {
-		asked = append(asked, p)
-		return "/cache/fetched.c"
-	}})
-	if got := r.Resolve(&model.Frame{File: "src/b.c", CompDir: build}, ""); got != "/cache/fetched.c" {
-		t.Errorf("missing file = %q, want the remote copy", got)
-	}
-	if got := r.Resolve(&model.Frame{File: "src/a.c", CompDir: build}, ""); got != filepath.Join(build, "src/a.c") {
-		t.Errorf("local file = %q", got)
-	}
-	if len(asked) != 1 || asked[0] != filepath.Join(build, "src/b.c") {
-		t.Errorf("remote asked for %q, want only %s", asked, filepath.Join(build, "src/b.c"))
-	}
-}
