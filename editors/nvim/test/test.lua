@@ -332,6 +332,10 @@ do
   package.loaded.dap = nil
 end
 
+-- Source lookup with no workspace (lookup.lua, issue 14).
+dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/lookup.lua')(
+  record, check, assert(os.getenv('FAULTLINE_BIN')))
+
 results:write(string.format('# %d failed\n', failures))
 results:close()
 vim.fn.delete(cache, 'rf')
