@@ -209,3 +209,43 @@ func TestServe(t *testing.T) {
 	r := faultline(t, invocation{}, "serve", "extra")
 	wantExit(t, r, 2)
 }
+
+// TestServeExitsWithStdinOpen: after exit the server process ends within
+// 200 ms although the client keeps its stdin open (as clients built on
+// go.lsp.dev do: their exit does nothing more), with status 0 after
+// shutdown and 1 without.
+func TestServeExitsWithStdinOpen(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, shutdown := range []bool{true, false} {
+		c := startServe(t, ctx)
+		c.request("initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}, nil)
+		c.send(map[string]any{"method": "initialized", "params": map[string]any{}})
+		if shutdown {
+			c.request("shutdown", nil, nil)
+		}
+		exited := make(chan struct{})
+		go func() {
+			io.Copy(io.Discard, c.out) // stdout ends when the process does
+			c.cmd.Wait()
+			close(exited)
+		}()
+		start := time.Now()
+		c.send(map[string]any{"method": "exit"})
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("shutdown=%v: the server still runs 5 s after exit with stdin open", shutdown)
+		}
+		took := time.Since(start)
+		want := 1
+		if shutdown {
+			want = 0
+		}
+		t.Logf("shutdown=%v: exit status %d, %v after exit", shutdown, c.cmd.ProcessState.ExitCode(), took)
+		if code := c.cmd.ProcessState.ExitCode(); code != want || took > 200*time.Millisecond {
+			t.Errorf("shutdown=%v: exit status %d after %v, want %d within 200 ms\nstderr: %s", shutdown, code, took, want, c.stderr.String())
+		}
+		c.in.Close()
+	}
+}

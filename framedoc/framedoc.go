@@ -51,7 +51,7 @@ func ForFrame(s *analysis.Session, f analysis.Frame) Document {
 		fmt.Fprintf(&b, "; source: %s (not found on this machine)\n", loc)
 	}
 	fmt.Fprintf(&b, "; pc: %s\n", f.PC)
-	doc := Document{Name: fmt.Sprintf("%s @ %s.s", filepath.Base(fn), f.PC)}
+	doc := Document{Name: Name(f)}
 	if s == nil || f.Addr == 0 {
 		b.WriteString(";\n; no instructions: the dump holds no memory at this pc\n")
 		doc.Text = b.String()
@@ -75,6 +75,15 @@ func ForFrame(s *analysis.Session, f analysis.Frame) Document {
 	}
 	doc.Text = b.String()
 	return doc
+}
+
+// Name is the short title of f's document ("field_value @ 0x4011d6.s").
+func Name(f analysis.Frame) string {
+	fn := f.Function
+	if fn == "" {
+		fn = "??"
+	}
+	return fmt.Sprintf("%s @ %s.s", filepath.Base(fn), f.PC)
 }
 
 // symOffset is " <fn+off>" for an instruction at pc of f's function, or ""

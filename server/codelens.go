@@ -31,7 +31,7 @@ func docPath(u uri.URI) string {
 // KERNEL" (gpu.go), and the crashing functions of fetched checkouts "N
 // upstream commits changed this function since REV — SUBJECT" (upstream.go).
 func (s *Server) CodeLens(_ context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
-	v := s.current()
+	v := s.shown()
 	if v == nil {
 		return nil, nil
 	}

@@ -32,8 +32,8 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		}
 		sum, err := s.openDump(ctx, a, params.WorkDoneToken)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, protocol.ErrRequestCancelled
+			if errors.Is(err, context.Canceled) {
+				return nil, requestCancelled(err)
 			}
 			return nil, jsonrpc2.NewError(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), err.Error())
 		}
@@ -95,8 +95,8 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		}
 		res, err := s.fetchSources(ctx, a, params.WorkDoneToken)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, protocol.ErrRequestCancelled
+			if errors.Is(err, context.Canceled) {
+				return nil, requestCancelled(err)
 			}
 			s.showMessage(protocol.MessageTypeError, "faultline: fetching sources: "+err.Error())
 			return nil, failed(err)
@@ -142,6 +142,14 @@ func invalidParams(format string, args ...any) error {
 	return jsonrpc2.NewError(jsonrpc2.InvalidParams, "faultline: "+fmt.Sprintf(format, args...))
 }
 
+// requestCancelled answers a request whose work was cancelled, from the
+// progress notification (window/workDoneProgress/cancel), by
+// $/cancelRequest or by a later faultline.open: RequestCancelled (-32800,
+// LSP 3.17 §"Cancellation Support"), which clients do not show as an error.
+func requestCancelled(err error) error {
+	return jsonrpc2.NewError(protocol.CodeRequestCancelled, "faultline: "+err.Error())
+}
+
 func failed(err error) error {
 	return jsonrpc2.NewError(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), "faultline: "+err.Error())
 }
@@ -151,6 +159,9 @@ type frameLocation struct {
 	URI   string `json:"uri"`
 	Line  int    `json:"line"` // 1-based, as in the crash model
 	Shown bool   `json:"shown"`
+	// Document is set when URI is a frame document (faultline-frame:) of
+	// a frame without local source.
+	Document bool `json:"document,omitempty"`
 }
 
 // gotoFrame selects thread (when it is not the selected one) and shows the
@@ -174,7 +185,7 @@ func (s *Server) gotoFrame(ctx context.Context, thread, frame int) (*frameLocati
 	}
 	st := v.sites[frame]
 	if st.path == "" {
-		return nil, fmt.Errorf("frame #%d (%s) has no local source: %s", frame, funcName(st.frame), st.frame.File)
+		return s.showFrameDoc(ctx, v, frame)
 	}
 	return s.showSite(ctx, v, st)
 }

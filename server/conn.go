@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -105,18 +107,34 @@ func (s *Server) handler() jsonrpc2.Handler {
 		}
 		var res any
 		var err error
-		if method == MethodThreads {
+		if isCustom(method) {
 			// Custom requests may come without params, which the protocol
-			// dispatcher rejects as a parse error.
-			res, err = s.Request(cctx, MethodThreads, nil)
+			// dispatcher rejects as a parse error; each decodes its own.
+			res, err = s.Request(cctx, method, json.RawMessage(req.Params()))
 		} else {
 			res, err = dispatch(cctx, req)
 		}
 		if err != nil && cctx.Err() != nil && s.ctx.Err() == nil {
 			return nil, protocol.ErrRequestCancelled
 		}
-		return res, err
+		return res, asInvalidParams(method, err)
 	}
+}
+
+// asInvalidParams turns the dispatcher's ParseError for params that are
+// valid JSON of the wrong shape into InvalidParams (JSON-RPC 2.0 §5.1:
+// -32700 is for JSON the server could not parse, and the message it came
+// in was parsed; -32602 is for invalid method parameters).
+func asInvalidParams(method string, err error) error {
+	if err == nil || !errors.Is(err, jsonrpc2.ErrParse) {
+		return err
+	}
+	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("faultline: invalid params for %s: %v", method, err))
+}
+
+// isCustom tells whether method is one of faultline's own requests.
+func isCustom(method string) bool {
+	return strings.HasPrefix(method, "faultline/")
 }
 
 // recovering turns a panic in h into a logged InternalError answer.

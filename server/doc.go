@@ -5,7 +5,11 @@
 // Every request is answered from one precomputed view of the loaded crash
 // (see view.go): diagnostics on frame lines, code lenses, hovers with
 // registers and disassembly, inlay hints, call hierarchy along the crashing
-// stack, workspace symbols, and the custom request "faultline/threads".
+// stack, workspace symbols, a document Outline of the threads and frames in
+// a file (documentsymbol.go), and the custom requests "faultline/threads"
+// (paged like DAP's stackTrace) and "faultline/frameDocument" (the
+// read-only faultline-frame: document of a frame without local source,
+// framedocument.go).
 // A GPU fault adds an Error diagnostic, a lens and a hover at every level
 // of the faulting instruction's inline chain (gpu.go).
 // faultline.fetchSources checks out the exact revisions with gitsrc and

@@ -44,6 +44,8 @@ type fakeClient struct {
 	// createGate, when set, holds the answer to window/workDoneProgress/create.
 	createGate chan struct{}
 	created    int
+	// lensRefreshes counts workspace/codeLens/refresh requests.
+	lensRefreshes int
 }
 
 func newFakeClient() *fakeClient {
@@ -128,7 +130,15 @@ func (c *fakeClient) ShowDocument(_ context.Context, p *protocol.ShowDocumentPar
 	return &protocol.ShowDocumentResult{Success: true}, nil
 }
 
-func (c *fakeClient) CodeLensRefresh(context.Context) error  { return nil }
+func (c *fakeClient) CodeLensRefresh(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lensRefreshes++
+	c.events = append(c.events, "codeLensRefresh")
+	c.notify()
+	return nil
+}
+
 func (c *fakeClient) InlayHintRefresh(context.Context) error { return nil }
 
 // Env is one server and its fake client, connected over an in-memory pipe
@@ -207,6 +217,9 @@ func newEnvFolders(t testing.TB, folders []string, opts any, sopts server.Option
 	params := &protocol.InitializeParams{
 		InitializationOptions: raw,
 		Capabilities: protocol.ClientCapabilities{
+			// The fake client opens faultline-frame: documents, as the
+			// VS Code extension does.
+			Experimental: protocol.LSPAny(`{"faultlineFrameDocuments":true}`),
 			Window: &protocol.WindowClientCapabilities{
 				WorkDoneProgress: &yes,
 				ShowDocument:     &protocol.ShowDocumentClientCapabilities{Support: true},

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -48,6 +49,7 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 		caps.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
 		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
+	caps.frameDocuments = experimentalFlag(c.Experimental, "faultlineFrameDocuments")
 	if w := c.Workspace; w != nil {
 		caps.codeLensRefresh = w.CodeLens != nil && w.CodeLens.RefreshSupport != nil && *w.CodeLens.RefreshSupport
 		caps.inlayHintRefresh = w.InlayHint != nil && w.InlayHint.RefreshSupport != nil && *w.InlayHint.RefreshSupport
@@ -73,6 +75,10 @@ func (s *Server) Initialize(_ context.Context, params *protocol.InitializeParams
 			InlayHintProvider:       protocol.Boolean(true),
 			CallHierarchyProvider:   protocol.Boolean(true),
 			WorkspaceSymbolProvider: protocol.Boolean(true),
+			DocumentSymbolProvider:  protocol.Boolean(true),
+			// Frames without local source open as faultline-frame: documents
+			// whose text faultline/frameDocument returns.
+			Experimental: protocol.LSPAny(`{"frameDocumentScheme":"` + FrameScheme + `"}`),
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{
 				CommandOpen, CommandClose, CommandSelectThread, CommandReport, CommandGotoFrame,
 				CommandFetchSources, CommandShowCommit, CommandJobReport,
@@ -99,6 +105,17 @@ func legacyRootFolder(params *protocol.InitializeParams) []string {
 		return []string{abs(root)}
 	}
 	return nil
+}
+
+// experimentalFlag reads a boolean of the client's experimental
+// capabilities; anything else reads as false.
+func experimentalFlag(exp protocol.LSPAny, name string) bool {
+	var m map[string]any
+	if len(exp) == 0 || json.Unmarshal(exp, &m) != nil {
+		return false
+	}
+	b, _ := m[name].(bool)
+	return b
 }
 
 func (s *Server) version() string {

@@ -32,6 +32,8 @@ func (l *loaded) withSession(f func(*analysis.Session)) bool {
 
 // loaded is an opened dump and its current view.
 type loaded struct {
+	// seq numbers the loads of a server, for frame document URIs.
+	seq     uint64
 	args    OpenArgs
 	session *analysis.Session
 	view    *view
@@ -81,10 +83,45 @@ type OpenSummary struct {
 // previous dump, if any, stays shown.
 func (s *Server) openDump(ctx context.Context, args OpenArgs, token protocol.ProgressToken) (*OpenSummary, error) {
 	sum, err := s.load(ctx, args, token)
-	if err != nil && ctx.Err() == nil {
+	if err != nil && !errors.Is(err, context.Canceled) {
 		s.showMessage(protocol.MessageTypeError, "faultline: "+err.Error())
 	}
 	return sum, err
+}
+
+// errSuperseded is the cause of a load cancelled by a later faultline.open:
+// the latest open wins, and nothing of an earlier one is published after it.
+var errSuperseded = errors.New("a later faultline.open replaced this one")
+
+// supersede makes the load with cancel the latest one, cancelling the load
+// in progress, if any, and returns its sequence number.
+func (s *Server) supersede(cancel context.CancelCauseFunc) uint64 {
+	s.pubMu.Lock()
+	defer s.pubMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancelOpen != nil {
+		s.cancelOpen(errSuperseded)
+	}
+	s.openSeq++
+	s.cancelOpen = cancel
+	return s.openSeq
+}
+
+// latest runs f, holding pubMu, when the load seq is the latest one and
+// ctx is not cancelled, and reports whether it did: what a load publishes
+// goes through it, so that a superseded load never publishes after the
+// load that replaced it.
+func (s *Server) latest(ctx context.Context, seq uint64, f func()) bool {
+	s.pubMu.Lock()
+	defer s.pubMu.Unlock()
+	s.mu.Lock()
+	ok := seq == s.openSeq && ctx.Err() == nil
+	s.mu.Unlock()
+	if ok {
+		f()
+	}
+	return ok
 }
 
 func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.ProgressToken) (*OpenSummary, error) {
@@ -120,15 +157,17 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 		}
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(context.Canceled) }
 	defer cancel()
+	seq := s.supersede(cancelCause)
 	prog := s.beginProgress(ctx, token, "faultline: opening "+filepath.Base(args.Dump), cancel)
 	defer prog.end("")
 
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, canceled(ctx)
 	}
 
 	opts := analysis.Options{
@@ -139,13 +178,14 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 			prog.report(msg, done, total)
 		},
 		OnCrashingThread: func(partial *analysis.Crash) {
-			if ctx.Err() != nil {
-				return
-			}
-			s.mu.Lock()
-			v := newView(partial, nil, 0, s.res, nil)
-			s.mu.Unlock()
-			s.publish(v)
+			s.latest(ctx, seq, func() {
+				s.mu.Lock()
+				v := newView(partial, nil, 0, s.res, nil)
+				s.loading = v
+				s.mu.Unlock()
+				s.publish(v)
+				s.refresh() // lenses of the crashing thread come from s.loading
+			})
 		},
 	}
 	type result struct {
@@ -173,33 +213,39 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 				r.sess.Close()
 			}
 		}()
-		s.republishCurrent()
-		return nil, ctx.Err()
+		s.abandon(ctx, seq)
+		return nil, canceled(ctx)
 	}
 	if r.err != nil {
-		s.republishCurrent()
+		s.abandon(ctx, seq)
 		return nil, r.err
-	}
-	if ctx.Err() != nil {
-		r.sess.Close()
-		s.republishCurrent()
-		return nil, ctx.Err()
 	}
 
 	s.fetchDebuginfodSources(ctx, prog, r.sess.Crash)
-	l := &loaded{args: args, session: r.sess}
-	s.mu.Lock()
-	old := s.cur
-	l.view = newView(r.sess.Crash, l, 0, s.res, s.valuesFor(r.sess))
-	s.cur = l
-	s.mu.Unlock()
+	l := &loaded{seq: seq, args: args, session: r.sess}
+	var old *loaded
+	if !s.latest(ctx, seq, func() {
+		s.mu.Lock()
+		old = s.cur
+		l.view = newView(r.sess.Crash, l, 0, s.res, s.valuesFor(r.sess))
+		s.cur = l
+		s.loading = nil
+		s.mu.Unlock()
+		s.publish(l.view)
+		s.refresh()
+	}) {
+		r.sess.Close()
+		s.abandon(ctx, seq)
+		return nil, canceled(ctx)
+	}
 	old.close()
 
-	s.publish(l.view)
-	s.refresh()
 	sum := summarize(l.view)
 	if len(sum.Unresolved) > 0 {
 		s.showMessage(protocol.MessageTypeWarning, unresolvedMessage(l.view))
+	}
+	if msg := truncationMessage(l.view.crash); msg != "" {
+		s.showMessage(protocol.MessageTypeWarning, msg)
 	}
 	prog.end(sum.Summary)
 	s.log.Info("opened dump", zap.String("dump", args.Dump), zap.String("summary", sum.Summary))
@@ -234,6 +280,27 @@ func (s *Server) closeDump() bool {
 	return old != nil
 }
 
+// abandon ends load seq that failed or was cancelled: unless a later load
+// replaced it, the current dump's diagnostics are shown again (the load may
+// have published its crashing thread).
+func (s *Server) abandon(ctx context.Context, seq uint64) {
+	s.latest(context.WithoutCancel(ctx), seq, func() {
+		s.mu.Lock()
+		s.loading = nil
+		s.mu.Unlock()
+		s.republishCurrent()
+	})
+}
+
+// canceled is the error of a load whose ctx was cancelled: by the user
+// (window/workDoneProgress/cancel, $/cancelRequest) or by a later open.
+func canceled(ctx context.Context) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errSuperseded) {
+		return fmt.Errorf("%w: %w", context.Canceled, cause)
+	}
+	return context.Canceled
+}
+
 // republishCurrent shows the current dump's diagnostics again (after a
 // cancelled or failed load published a partial view).
 func (s *Server) republishCurrent() {
@@ -244,6 +311,20 @@ func (s *Server) republishCurrent() {
 	}
 	s.mu.Unlock()
 	s.publish(v)
+}
+
+// shown is the view whose diagnostics are published: the crashing thread
+// of a load in progress, else the current view (nil when none).
+func (s *Server) shown() *view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loading != nil {
+		return s.loading
+	}
+	if s.cur == nil {
+		return nil
+	}
+	return s.cur.view
 }
 
 // current returns the shown view, or nil.

@@ -23,6 +23,10 @@ const Name = "faultline"
 // Notification": the process exits with code 1 then).
 var ErrExitWithoutShutdown = errors.New("exit without shutdown")
 
+// closeWait bounds how long Serve waits for the connection to close after
+// exit (LSP 3.17 §"Exit Notification": the server exits then).
+const closeWait = 50 * time.Millisecond
+
 // Options configure a Server.
 type Options struct {
 	// Logger receives the server's logs (zap.NewNop when nil). The protocol
@@ -56,6 +60,15 @@ type Server struct {
 	published   map[uri.URI]bool
 	loads       map[string]context.CancelFunc // work-done tokens of loads in progress
 
+	// loading is the crashing thread of the load in progress, published
+	// before the rest is unwound; lenses come from it meanwhile.
+	loading *view
+	// openSeq numbers faultline.open calls; cancelOpen cancels the latest
+	// load (both guarded by mu).
+	openSeq    uint64
+	cancelOpen context.CancelCauseFunc
+
+	pubMu    sync.Mutex // a load's check that it is the latest and its publishing
 	loadMu   sync.Mutex // one load at a time
 	fetchMu  sync.Mutex // one faultline.fetchSources at a time
 	exited   chan struct{}
@@ -74,6 +87,9 @@ const (
 type clientCaps struct {
 	workDoneProgress bool
 	showDocument     bool
+	// frameDocuments: the client opens faultline-frame: URIs
+	// (capabilities.experimental.faultlineFrameDocuments).
+	frameDocuments   bool
 	codeLensRefresh  bool
 	inlayHintRefresh bool
 }
@@ -120,8 +136,11 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	go func() { conn.Close(); close(closed) }()
 	select {
 	case <-closed:
-	case <-time.After(2 * time.Second):
-		// The peer stopped reading; the process ends anyway.
+	case <-time.After(closeWait):
+		// conn.Close waits for the read loop, which waits for input: a
+		// client that keeps stdin open after exit (go.lsp.dev's exit does
+		// nothing by default) would keep the server alive. Every answer was
+		// written before exit was read; the process ends now.
 	}
 	s.mu.Lock()
 	cur := s.cur
