@@ -14,8 +14,6 @@ package op
 import (
 	"encoding/binary"
 	"fmt"
-
-	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // Limits on one evaluation.
@@ -112,6 +110,10 @@ func (e *Error) Unwrap() error { return e.Err }
 //
 // A DW_OP_regN / DW_OP_regx expression names a register rather than a
 // memory location; Eval returns that register's value with isReg set.
+//
+// Each operation is decoded and run as its row of the opcode table (ops.go)
+// says; Eval bounds the steps and the stack and keeps the values to the
+// address size.
 func Eval(expr []byte, order binary.ByteOrder, ptrSize int, ctx Context, initial ...uint64) (value uint64, isReg bool, err error) {
 	if ptrSize != 4 && ptrSize != 8 {
 		return 0, false, &Error{Msg: fmt.Sprintf("unsupported address size %d", ptrSize)}
@@ -119,211 +121,38 @@ func Eval(expr []byte, order binary.ByteOrder, ptrSize int, ctx Context, initial
 	if len(initial) > MaxStack {
 		return 0, false, &Error{Msg: "initial stack too deep"}
 	}
+	// m is set field by field: a composite literal would be built aside and
+	// copied, a third of the time of a one-operation expression.
+	var m machine
+	m.c.Data, m.c.Order, m.ctx, m.ptrSize = expr, order, ctx, ptrSize
 	stack := make([]uint64, 0, 8)
 	stack = append(stack, initial...)
-	c := cursor.New(expr, order, 0)
 	mask := ^uint64(0)
 	if ptrSize == 4 {
 		mask = 0xffffffff
 	}
-
-	for steps := 0; c.Len() > 0; steps++ {
-		at := c.Off
-		code := c.U8()
-		fail := func(format string, args ...any) (uint64, bool, error) {
-			return 0, false, &Error{Off: at, Op: code, Msg: fmt.Sprintf(format, args...)}
-		}
+	for steps := 0; m.c.Len() > 0; steps++ {
+		code := m.c.Data[m.c.Off] // Len > 0: the opcode is there
+		m.at, m.code = m.c.Off, code
+		m.c.Off++
 		if steps >= MaxSteps {
-			return fail("more than %d steps", MaxSteps)
+			return 0, false, m.fail("more than %d steps", MaxSteps)
 		}
-		need := func(n int) bool { return len(stack) >= n }
-		pop := func() uint64 {
-			v := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			return v
+		var err *Error
+		if stack, err = m.run(stack, code); err != nil {
+			return 0, false, err
 		}
-		push := func(v uint64) { stack = append(stack, v) }
-
-		switch {
-		case code >= DW_OP_lit0 && code <= DW_OP_lit31:
-			push(uint64(code - DW_OP_lit0))
-		case code >= DW_OP_breg0 && code <= DW_OP_breg31:
-			off := c.SLEB128()
-			r, ok := ctx.Reg(uint64(code - DW_OP_breg0))
-			if !ok {
-				return fail("register %d unknown", code-DW_OP_breg0)
-			}
-			push(r + uint64(off))
-		case code >= DW_OP_reg0 && code <= DW_OP_reg31, code == DW_OP_regx:
-			n := uint64(code - DW_OP_reg0)
-			if code == DW_OP_regx {
-				n = c.ULEB128()
-			}
-			if c.Err() != nil {
-				break
-			}
-			if c.Len() != 0 {
-				return fail("register location must be the whole expression")
-			}
-			r, ok := ctx.Reg(n)
-			if !ok {
-				return fail("register %d unknown", n)
-			}
-			return r, true, nil
-		default:
-			switch code {
-			case DW_OP_addr:
-				push(c.Uint(ptrSize))
-			case DW_OP_const1u:
-				push(uint64(c.U8()))
-			case DW_OP_const1s:
-				push(uint64(int64(int8(c.U8()))))
-			case DW_OP_const2u:
-				push(uint64(c.U16()))
-			case DW_OP_const2s:
-				push(uint64(int64(int16(c.U16()))))
-			case DW_OP_const4u:
-				push(uint64(c.U32()))
-			case DW_OP_const4s:
-				push(uint64(int64(int32(c.U32()))))
-			case DW_OP_const8u, DW_OP_const8s:
-				push(c.U64())
-			case DW_OP_constu:
-				push(c.ULEB128())
-			case DW_OP_consts:
-				push(uint64(c.SLEB128()))
-			case DW_OP_bregx:
-				n := c.ULEB128()
-				off := c.SLEB128()
-				if c.Err() != nil {
-					break
-				}
-				r, ok := ctx.Reg(n)
-				if !ok {
-					return fail("register %d unknown", n)
-				}
-				push(r + uint64(off))
-			case DW_OP_dup:
-				if !need(1) {
-					return fail("stack underflow")
-				}
-				push(stack[len(stack)-1])
-			case DW_OP_drop:
-				if !need(1) {
-					return fail("stack underflow")
-				}
-				pop()
-			case DW_OP_over:
-				if !need(2) {
-					return fail("stack underflow")
-				}
-				push(stack[len(stack)-2])
-			case DW_OP_pick:
-				i := int(c.U8())
-				if !need(i + 1) {
-					return fail("pick %d beyond stack of %d", i, len(stack))
-				}
-				push(stack[len(stack)-1-i])
-			case DW_OP_swap:
-				if !need(2) {
-					return fail("stack underflow")
-				}
-				n := len(stack)
-				stack[n-1], stack[n-2] = stack[n-2], stack[n-1]
-			case DW_OP_rot:
-				if !need(3) {
-					return fail("stack underflow")
-				}
-				n := len(stack)
-				stack[n-1], stack[n-2], stack[n-3] = stack[n-2], stack[n-3], stack[n-1]
-			case DW_OP_deref, DW_OP_deref_size:
-				size := ptrSize
-				if code == DW_OP_deref_size {
-					size = int(c.U8())
-					if c.Err() == nil && (size < 1 || size > ptrSize) {
-						return fail("bad deref size %d", size)
-					}
-				}
-				if c.Err() != nil {
-					break
-				}
-				if !need(1) {
-					return fail("stack underflow")
-				}
-				addr := pop()
-				v, err := ctx.ReadMemory(addr, size)
-				if err != nil {
-					return 0, false, &Error{Off: at, Op: code, Msg: err.Error(), Err: err}
-				}
-				push(v)
-			case DW_OP_abs, DW_OP_neg, DW_OP_not:
-				if !need(1) {
-					return fail("stack underflow")
-				}
-				v := pop()
-				switch code {
-				case DW_OP_abs:
-					if int64(v) < 0 {
-						v = -v
-					}
-				case DW_OP_neg:
-					v = -v
-				case DW_OP_not:
-					v = ^v
-				}
-				push(v)
-			case DW_OP_plus_uconst:
-				n := c.ULEB128()
-				if c.Err() != nil {
-					break
-				}
-				if !need(1) {
-					return fail("stack underflow")
-				}
-				push(pop() + n)
-			case DW_OP_and, DW_OP_div, DW_OP_minus, DW_OP_mod, DW_OP_mul, DW_OP_or,
-				DW_OP_plus, DW_OP_shl, DW_OP_shr, DW_OP_shra, DW_OP_xor,
-				DW_OP_eq, DW_OP_ge, DW_OP_gt, DW_OP_le, DW_OP_lt, DW_OP_ne:
-				if !need(2) {
-					return fail("stack underflow")
-				}
-				b := pop()
-				a := pop()
-				v, ok := binary2(code, a, b)
-				if !ok {
-					return fail("division by zero")
-				}
-				push(v)
-			case DW_OP_skip, DW_OP_bra:
-				off := int(int16(c.U16()))
-				if c.Err() != nil {
-					break
-				}
-				if code == DW_OP_bra {
-					if !need(1) {
-						return fail("stack underflow")
-					}
-					if pop() == 0 {
-						continue
-					}
-				}
-				target := c.Off + off
-				if target < 0 || target > len(expr) {
-					return fail("branch target %d outside expression", target)
-				}
-				c.Seek(target)
-			case DW_OP_nop:
-			case DW_OP_stack_value:
-				// In CFI the value is already what DW_CFA_val_expression wants.
-			default:
-				return fail("unsupported operation")
-			}
+		switch m.next {
+		case done:
+			return m.reg, true, nil
+		case branchNotTaken:
+			continue
 		}
-		if err := c.Err(); err != nil {
-			return 0, false, &Error{Off: at, Op: code, Msg: err.Error()}
+		if err := m.c.Err(); err != nil {
+			return 0, false, &Error{Off: m.at, Op: m.code, Msg: err.Error()}
 		}
 		if len(stack) > MaxStack {
-			return fail("stack deeper than %d", MaxStack)
+			return 0, false, m.fail("stack deeper than %d", MaxStack)
 		}
 		for i := range stack {
 			stack[i] &= mask
