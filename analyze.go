@@ -109,16 +109,7 @@ func (a *analyzeRun) run(pos []string, stdout, stderr io.Writer) error {
 		return writeReport(stdout, c, format)
 	}
 
-	var crashes []*analysis.Crash
-	var failed []classify.Failure
-	for _, d := range dumps {
-		c, err := analysis.Open(d, of.options())
-		if err != nil {
-			failed = append(failed, classify.Failure{Dump: d, Error: err.Error()})
-			continue
-		}
-		crashes = append(crashes, c)
-	}
+	crashes, failed := splitOpened(dumps, openDumps(dumps, of.options()))
 	if len(crashes) == 0 {
 		return fmt.Errorf("none of the %d dumps could be opened (first: %s)", len(dumps), failed[0].Error)
 	}
@@ -192,10 +183,10 @@ func isDir(p string) bool {
 // that does not open fails the command after the others are printed.
 func writeSummaries(stdout io.Writer, dumps []string, opt analysis.Options) error {
 	var firstErr error
-	for _, d := range dumps {
-		c, err := analysis.Open(d, opt)
+	for i, o := range openDumps(dumps, opt) {
+		err := o.err
 		if err == nil {
-			err = job.Write(stdout, job.CoreSummary(c, d, job.Hostname()))
+			err = job.Write(stdout, job.CoreSummary(o.crash, dumps[i], job.Hostname()))
 		}
 		if err != nil && firstErr == nil {
 			firstErr = err

@@ -13,6 +13,15 @@ import (
 // Options say where to find the files a dump refers to (see native.Options).
 type Options = native.Options
 
+// ModulePool lends one core's opened modules (files, symbols, DWARF
+// indexes, unwind sections) to the next core of the same program; set
+// Options.Pool to use one. One goroutine at a time; Close it after the
+// sessions that used it.
+type ModulePool = native.Pool
+
+// NewModulePool returns an empty pool.
+func NewModulePool() *ModulePool { return native.NewPool() }
+
 // Value is an argument or local variable of a frame (see debuginfo.Value).
 type Value = debuginfo.Value
 

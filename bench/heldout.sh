@@ -7,31 +7,37 @@
 #   unity     libunity.so: two huge unity-build C++ units (2,000 template
 #             instantiations) and 400 tiny C units; 8 parked threads
 #   threads   the same program with 1,024 threads
-#   sparse    8 threads and 32 GiB of mapped heap, one page per GiB touched
-#             (a sparse core: cost must not follow the core's size)
+#   sparseN   8 threads and N GiB of mapped heap, one page per GiB touched
+#             (sparse cores: cost must not follow the core's size; sparse1
+#             and sparse64 by default, and the report compares the two)
+#   many      HELDOUT_MANY (default 100) cores of the same program, each
+#             crashed with another thread count, analyzed together by one
+#             `faultline analyze DIR`; time per core against gdb on one
 # faultline runs three times per core: "cold" with an empty index cache,
 # then "warm" with what the cold run stored (FAULTLINE_INDEX_CACHE), both
 # with --json (the frames framecheck compares with gdb's), then "md": warm,
-# the default markdown report, what a user runs.
+# the default markdown report, what a user runs. Then bench/lspfirst starts
+# `faultline serve` and times faultline.open -> first diagnostic over stdio
+# (three opens with the warm cache).
 #
 #   bash bench/heldout.sh                      # all workloads
 #   HELDOUT_WORKLOADS="unity threads" bash bench/heldout.sh
 #
 # Environment: FAULTLINE_BENCH_CACHE (default ~/.cache/faultline-bench),
-# HELDOUT_WORKLOADS (default "torch unity threads sparse"), HELDOUT_TOOLS
-# (default "gdb eu-stack lldb"), HELDOUT_STAGES / HELDOUT_TINY (libunity's
-# shape, default 2000 / 400), HELDOUT_SPARSE_GIB (default 32).
+# HELDOUT_WORKLOADS (default "torch unity threads sparse1 sparse64 many"),
+# HELDOUT_TOOLS (default "gdb eu-stack lldb"), HELDOUT_STAGES / HELDOUT_TINY
+# (libunity's shape, default 2000 / 400), HELDOUT_MANY (default 100).
 # Exit status 1 if faultline's crashing thread disagrees with gdb's.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${FAULTLINE_BENCH_CACHE:-$HOME/.cache/faultline-bench}
-workloads=${HELDOUT_WORKLOADS:-torch unity threads sparse}
+workloads=${HELDOUT_WORKLOADS:-torch unity threads sparse1 sparse64 many}
 tools=${HELDOUT_TOOLS:-gdb eu-stack lldb}
 stages=${HELDOUT_STAGES:-2000}
 tiny=${HELDOUT_TINY:-400}
-sparse=${HELDOUT_SPARSE_GIB:-32}
+many=${HELDOUT_MANY:-100}
 unset DEBUGINFOD_URLS
 note() { echo "heldout: $*" >&2; }
 
@@ -46,22 +52,22 @@ for p in time gdb elfutils lldb g++ libc6-dbg; do need "$p"; done
 
 # The key covers what the native build depends on; the torch workload's
 # extension and core are redone when their sources are newer.
-key=$(cat "$here/heldout/gen.sh" "$here/heldout/heldout.c" | { cat; echo "$stages $tiny $sparse"; } | sha256sum | cut -c1-16)
+key=$(cat "$here/heldout/gen.sh" "$here/heldout/heldout.c" | { cat; echo "$stages $tiny"; } | sha256sum | cut -c1-16)
 dir=$cache/heldout-$key
 mkdir -p "$dir/cores" "$dir/results"
-(cd "$repo" && go build -o "$dir/faultline" . && go build -o "$dir/framecheck" ./bench/framecheck)
+(cd "$repo" && go build -o "$dir/faultline" . && go build -o "$dir/framecheck" ./bench/framecheck && go build -o "$dir/lspfirst" ./bench/lspfirst)
 
 # --- build (once per generator version) ---------------------------------------
-if [[ ! -x $dir/heldout ]]; then
+if [[ ! -f $dir/libunity.so ]]; then
 	note "generating and building libunity.so ($stages stages, $tiny tiny units) in $dir; minutes"
 	rm -rf "$dir/src" && bash "$here/heldout/gen.sh" "$dir/src" "$stages" "$tiny"
 	start=$(date +%s)
 	(cd "$dir/src" && ls unity_*.cpp tiny_*.c | xargs -P"$(nproc)" -I{} sh -c 'case {} in *.cpp) g++ -g -O2 -fPIC -c {} ;; *) gcc -g -O2 -fPIC -c {} ;; esac')
 	g++ -shared -o "$dir/libunity.so" "$dir"/src/*.o
 	rm -f "$dir"/src/*.o
-	gcc -g -O2 -o "$dir/heldout" "$here/heldout/heldout.c" -L"$dir" -lunity -Wl,-rpath,"$dir" -lpthread
 	echo $(($(date +%s) - start)) >"$dir/build-time.txt"
 fi
+[[ -x $dir/heldout ]] || gcc -g -O2 -o "$dir/heldout" "$here/heldout/heldout.c" -L"$dir" -lunity -Wl,-rpath,"$dir" -lpthread
 if [[ " $workloads " == *" torch "* && ( ! -f $dir/crashext.so || $here/heldout/crashext.c -nt $dir/crashext.so ) ]]; then
 	gcc -shared -fPIC -g -O2 $(/usr/bin/python3-config --includes) "$here/heldout/crashext.c" -o "$dir/crashext$(/usr/bin/python3-config --extension-suffix)"
 	rm -rf "$dir/cores/torch"
@@ -76,8 +82,27 @@ write_core() { # write_core NAME CMD...: run CMD in cores/NAME until it dumps co
 	[[ -f $d/core ]] && return 0
 	mkdir -p "$d"
 	note "writing the $(basename "$d") core"
-	(cd "$d" && ulimit -c unlimited && "$@" >/dev/null 2>&1) || true
+	(cd "$d" && ulimit -c unlimited && "$@") >/dev/null 2>&1 || true
 	[[ -f $d/core ]] || { note "no core written for $d"; return 1; }
+}
+write_many() { # write_many N: N cores of heldout, thread counts 2..12, as cores/many/core.I.
+	local d=$dir/cores/many i
+	[[ -f $d/core.$(($1 - 1)) ]] && return 0
+	note "writing $1 cores of one program"
+	mkdir -p "$d/tmp"
+	for ((i = 0; i < $1; i++)); do
+		[[ -f $d/core.$i ]] && continue
+		(cd "$d/tmp" && rm -f core && ulimit -c unlimited && "$dir/heldout" $((2 + i % 11)) 0) >/dev/null 2>&1 || true
+		[[ -f $d/tmp/core ]] || { note "no core written for run $i"; return 1; }
+		mv "$d/tmp/core" "$d/core.$i"
+	done
+	rmdir "$d/tmp"
+}
+core_of() { # core_of WORKLOAD: the core (the first, for many) tools other than faultline read.
+	case $1 in many) echo "$dir/cores/many/core.0" ;; *) echo "$dir/cores/$1/core" ;; esac
+}
+dumps_of() { # dumps_of WORKLOAD: what faultline analyzes.
+	case $1 in many) echo "$dir/cores/many" ;; *) echo "$dir/cores/$1/core" ;; esac
 }
 exe_of() { # exe_of WORKLOAD: the crashed program.
 	case $1 in torch) readlink -f /usr/bin/python3 ;; *) echo "$dir/heldout" ;; esac
@@ -89,7 +114,8 @@ for w in $workloads; do
 		write_core torch /usr/bin/python3 "$here/heldout/torchcrash.py" "$dir" ;;
 	unity) write_core unity "$dir/heldout" 8 0 ;;
 	threads) write_core threads "$dir/heldout" 1024 0 ;;
-	sparse) write_core sparse "$dir/heldout" 8 "$sparse" ;;
+	sparse[0-9]*) write_core "$w" "$dir/heldout" 8 "${w#sparse}" ;;
+	many) write_many "$many" ;;
 	esac
 done
 
@@ -117,16 +143,20 @@ measure() { # measure WORKLOAD TOOL CMD...: one timed run; output in results/.
 	local cpu
 	cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$t" "$wall" "$rss" "$rc" "$frames" "$cpu" >>"$raw"
-	note "$(printf '%-8s %-15s %7.2f s (cpu %6.2f s) %8.1f MiB exit %d %6d frames' "$w" "$t" "$wall" "$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "$rc" "$frames")"
+	note "$(printf '%-8s %-15s %7.2f s (cpu %6.2f s) %8.1f MiB exit %d %6s frames' "$w" "$t" "$wall" "$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "$rc" "$frames")"
 }
 for w in $workloads; do
-	core=$dir/cores/$w/core
+	core=$(core_of "$w") dumps=$(dumps_of "$w")
 	[[ -f $core ]] || continue
 	exe=$(exe_of "$w")
 	idx=$(mktemp -d "$res/index.XXXXXX")
-	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-cold "$dir/faultline" analyze --json --exe "$exe" "$core"
-	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-warm "$dir/faultline" analyze --json --exe "$exe" "$core"
-	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-md "$dir/faultline" analyze --exe "$exe" "$core"
+	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-cold "$dir/faultline" analyze --json --exe "$exe" "$dumps"
+	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-warm "$dir/faultline" analyze --json --exe "$exe" "$dumps"
+	FAULTLINE_INDEX_CACHE=$idx measure "$w" faultline-md "$dir/faultline" analyze --exe "$exe" "$dumps"
+	if [[ $w != many ]]; then
+		FAULTLINE_INDEX_CACHE=$idx "$dir/lspfirst" -faultline "$dir/faultline" -core "$core" -exe "$exe" -root "$dir/src" -runs 3 \
+			>"$res/$w.lsp.out" 2>"$res/$w.lsp.err" || note "lspfirst failed on $w (see $res/$w.lsp.err)"
+	fi
 	rm -rf "$idx"
 	for t in $tools; do
 		case $t in
@@ -141,6 +171,34 @@ done
 col() { awk -F'\t' -v w="$1" -v t="$2" -v c="$3" '$1 == w && $2 == t { print $c }' "$raw"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "x%.1f", a / b }'; }
 summary=$res/summary.txt
+report_sparse() { # the biggest sparse core against the smallest: cost must not follow core size.
+	local ws lo hi t
+	ws=$(for w in $workloads; do if [[ $w == sparse[0-9]* && -n $(col "$w" faultline-cold 3) ]]; then echo "${w#sparse}"; fi; done | sort -n)
+	lo=sparse$(head -1 <<<"$ws") hi=sparse$(tail -1 <<<"$ws")
+	[[ -n $ws && $lo != "$hi" ]] || return 0
+	echo "time flat with core size: $hi (core $(du -h --apparent-size "$dir/cores/$hi/core" | cut -f1) apparent) / $lo (core $(du -h --apparent-size "$dir/cores/$lo/core" | cut -f1)):"
+	for t in faultline-cold faultline-warm faultline-md; do
+		echo "  $t: wall $(ratio "$(col "$hi" "$t" 3)" "$(col "$lo" "$t" 3)"), cpu $(ratio "$(col "$hi" "$t" 7)" "$(col "$lo" "$t" 7)"), RSS $(ratio "$(col "$hi" "$t" 4)" "$(col "$lo" "$t" 4)")"
+	done
+}
+report_many() { # many cores together: time per core against gdb on one.
+	[[ -n $(col many faultline-cold 3) ]] || return 0
+	local t g
+	g=$(col many gdb 3)
+	echo "$many cores of one program analyzed together (faultline analyze DIR, $(nproc) cores; gdb, eu-stack and lldb on one of them):"
+	for t in faultline-cold faultline-warm; do
+		echo "  $t: $(col many "$t" 3) s wall, $(col many "$t" 7) s cpu in all; per core $(awk -v a="$(col many "$t" 3)" -v n="$many" 'BEGIN { printf "%.3f", a / n }') s wall, $(awk -v a="$(col many "$t" 7)" -v n="$many" 'BEGIN { printf "%.3f", a / n }') s cpu; gdb on one core ${g:-n/a} s: $(ratio "$g" "$(awk -v a="$(col many "$t" 3)" -v n="$many" 'BEGIN { print a / n }')") per core"
+	done
+}
+report_lsp() { # faultline serve: faultline.open -> first diagnostic, warm cache.
+	local w line
+	echo "LSP (faultline serve over stdio, warm index cache): faultline.open -> first diagnostic, three opens (target <= 100 ms):"
+	for w in $workloads; do
+		[[ -f $res/$w.lsp.out ]] || continue
+		line=$(awk '/first diagnostic/ { printf "%s%s ms", sep, $6; sep = " / " }' "$res/$w.lsp.out")
+		echo "  $w: ${line:-failed, see $res/$w.lsp.err}"
+	done
+}
 {
 	echo "faultline held-out benchmark: $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), one run each"
 	echo "libunity.so: $stages template stages in 2 units + $tiny tiny units; DWARF $(size -A "$dir/libunity.so" | awk '$1 ~ /^\.debug_/ { s += $2 } END { printf "%.1f MiB", s / 1048576 }')"
@@ -152,22 +210,26 @@ summary=$res/summary.txt
 		for t in faultline-cold faultline-warm faultline-md $tools; do
 			wall=$(col "$w" "$t" 3)
 			[[ -n $wall ]] || continue
-			rss=$(col "$w" "$t" 4) cpu=$(col "$w" "$t" 7)
-			printf '%-8s %-15s %7.2f %7.2f %8.1f %7s %4s  %-15s %-15s %-15s %s\n' "$w" "$t" "$wall" "$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
+			rss=$(col "$w" "$t" 4) cpu=$(col "$w" "$t" 7) label=$t
+			if [[ $w == many && $t == faultline* ]]; then # per core: the other tools read one
+				wall=$(awk -v a="$wall" -v n="$many" 'BEGIN { printf "%.4f", a / n }') cpu=$(awk -v a="$cpu" -v n="$many" 'BEGIN { printf "%.4f", a / n }')
+				label=fl${t#faultline}/core
+			fi
+			printf '%-8s %-15s %7.3f %7.3f %8.1f %7s %4s  %-15s %-15s %-15s %s\n' "$w" "$label" "$wall" "$cpu" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
 				"$(col "$w" "$t" 6)" "$(col "$w" "$t" 5)" "$(ratio "$g" "$wall") [$(ratio "$gc" "$cpu")]" "$(ratio "$e" "$wall") [$(ratio "$ec" "$cpu")]" \
 				"$(ratio "$l" "$wall") [$(ratio "$lc" "$cpu")]" \
 				"$(awk -v a="$rss" -v b="$er" 'BEGIN { if (b) printf "%.0f%%", 100 * a / b; else print "n/a" }')"
 		done
 	done
-	if [[ -n $(col unity faultline-cold 3) && -n $(col sparse faultline-cold 3) ]]; then
-		echo "sparse ($sparse GiB mapped, core $(du -h --apparent-size "$dir/cores/sparse/core" | cut -f1) apparent) vs unity (small core): faultline cold time $(ratio "$(col sparse faultline-cold 3)" "$(col unity faultline-cold 3)"), cpu $(ratio "$(col sparse faultline-cold 7)" "$(col unity faultline-cold 7)"), RSS $(ratio "$(col sparse faultline-cold 4)" "$(col unity faultline-cold 4)")"
-	fi
+	report_sparse
+	report_many
+	report_lsp
 } | tee "$summary"
 
 status=0
 if [[ " $tools " == *" gdb "* ]]; then
 	for w in $workloads; do
-		[[ -f $res/$w.gdb.out ]] || continue
+		[[ -f $res/$w.gdb.out && $w != many ]] || continue # many: a crash set (go test ./analysis -run ModulePool holds it to single opens)
 		{ echo; echo "frame agreement, $w (faultline vs gdb):"; } | tee -a "$summary"
 		set +e
 		"$dir/framecheck" -faultline "$res/$w.faultline-warm.out" -gdb "$res/$w.gdb.out" -diffs 5 | tee -a "$summary"

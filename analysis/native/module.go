@@ -48,9 +48,14 @@ type module struct {
 	once sync.Once
 	syms *debuginfo.Symbols
 	uw   *unwind.Module
+	// pooled is the Pool's entry for obj: the pool, not the module, closes it.
+	pooled *pooledObject
 }
 
 func (m *module) close() {
+	if m.pooled != nil {
+		return
+	}
 	m.syms.Close()
 	if m.dbg != nil && m.dbg != m.obj {
 		m.dbg.Close()
@@ -74,9 +79,10 @@ func (m *module) unwindInfo() *unwind.Module {
 func (m *module) init() {
 	m.once.Do(func() {
 		m.uw = &unwind.Module{Name: m.path, Lo: m.lo, Hi: m.hi, Bias: m.bias}
-		if m.obj == nil {
+		if m.obj == nil || m.initFromPool() {
 			return
 		}
+		defer m.initDone()
 		if m.fetchDebug != nil {
 			m.fetchDebug(m)
 		}
@@ -195,6 +201,9 @@ func (p *Process) locateMapped(m *module) {
 // attachBinary opens file as module m's binary, computes the load bias
 // from where its first page is mapped, and finds its debug file.
 func (p *Process) attachBinary(m *module, file string) {
+	if p.fromPool(m, file) {
+		return
+	}
 	obj, err := debuginfo.OpenObject(file)
 	if err != nil {
 		p.problem(m.path, "cannot read %s: %v", file, err)
@@ -205,21 +214,24 @@ func (p *Process) attachBinary(m *module, file string) {
 	if m.buildID == nil {
 		m.buildID = obj.BuildID()
 	}
-	if vaddr, off, ok := obj.FirstLoadVaddr(); ok {
+	p.setBias(m)
+	p.toPool(m, p.findDebug(m, file, obj))
+}
+
+// setBias computes module m's load bias from where its binary's first
+// page is mapped.
+func (p *Process) setBias(m *module) {
+	if vaddr, off, ok := m.obj.FirstLoadVaddr(); ok {
 		m.bias = m.base - (vaddr-off)&^0xfff
 	} else {
 		m.bias = m.base
 	}
-	p.findDebug(m, file, obj)
 }
 
 // findDebug finds and opens the debug file of module m, whose binary obj
-// was opened from file.
-func (p *Process) findDebug(m *module, file string, obj *debuginfo.Object) {
+// was opened from file. It returns the problems it reported.
+func (p *Process) findDebug(m *module, file string, obj *debuginfo.Object) []string {
 	dbgPath, probs := p.locator.FindDebug(file, obj)
-	for _, pr := range probs {
-		p.problem(m.path, "%s", pr)
-	}
 	switch {
 	case dbgPath == "":
 	case dbgPath == file:
@@ -227,11 +239,15 @@ func (p *Process) findDebug(m *module, file string, obj *debuginfo.Object) {
 	default:
 		d, err := debuginfo.OpenObject(dbgPath)
 		if err != nil {
-			p.problem(m.path, "cannot read debug file %s: %v", dbgPath, err)
+			probs = append(probs, fmt.Sprintf("cannot read debug file %s: %v", dbgPath, err))
 		} else {
 			m.dbg = d
 		}
 	}
+	for _, pr := range probs {
+		p.problem(m.path, "%s", pr)
+	}
+	return probs
 }
 
 // addExeWithoutNTFile maps the executable file exe at the address the

@@ -51,6 +51,9 @@ type Options struct {
 	// (an --exe of another build); the command line prints it on stderr.
 	// It is a problem in the report as well.
 	Warn func(message string)
+	// Pool, when set, lends the modules of earlier cores of the same
+	// program to this one and keeps this core's for the next (see Pool).
+	Pool *Pool
 }
 
 // Process is an opened core with its modules located: the state one analysis
