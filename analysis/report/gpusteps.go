@@ -3,36 +3,19 @@ package report
 import (
 	"fmt"
 
+	"github.com/faultline-dev/faultline/analysis/classify"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
-// gpuNextSteps are the next steps for a GPU fault, in the vendor's tools.
+// gpuNextSteps are the next steps for a GPU fault: the kind's own
+// (classify.Kinds), then the vendor's tools.
 func gpuNextSteps(c *model.Crash) []string {
-	g, cls := c.GPU, c.Classification
-	var out []string
+	g := c.GPU
 	where := "the faulting line"
 	if len(g.Frames) > 0 && g.Frames[0].File != "" {
 		where = fmt.Sprintf("%s:%d", g.Frames[0].File, g.Frames[0].Line)
 	}
-	switch cls.Kind {
-	case model.KindGPUIllegalAddress:
-		s := fmt.Sprintf("Check the index or pointer used at %s against the buffer it addresses", where)
-		if al := g.Allocation; al != nil {
-			s += fmt.Sprintf(": the access lands %d bytes %s an allocation of %d bytes", al.Distance, al.Relation, al.Size)
-			if al.Size == 0 {
-				s += " (an empty buffer: a zero-size launch input)"
-			}
-		}
-		out = append(out, s+"; the block/thread indices above give the index's inputs.")
-	case model.KindGPUMisaligned:
-		out = append(out, fmt.Sprintf("Check the alignment of the pointer used at %s (a vector load/store of a pointer cast from a smaller type).", where))
-	case model.KindGPUAssert:
-		out = append(out, fmt.Sprintf("Read the device assertion at %s and find which launch input broke it.", where))
-	case model.KindGPUHang:
-		out = append(out, "Look for a loop or barrier the waiting threads cannot leave (a __syncthreads() in divergent code, a spin on a flag no one sets).")
-	default:
-		out = append(out, fmt.Sprintf("Start from %s.", where))
-	}
+	out := classify.KindSteps(c, where)
 	if g.Vendor == "amd" {
 		return append(out, amdSteps(g)...)
 	}

@@ -433,10 +433,10 @@ func isSystemModule(path string) bool {
 	return false
 }
 
-// nextSteps recommends what to do, by kind, context and determinism.
+// nextSteps recommends what to do: the kind's own steps (classify.Kinds),
+// then by findings, determinism and context.
 func nextSteps(c *model.Crash, determinism string) []string {
 	cls := c.Classification
-	var out []string
 	where := "the culprit frame"
 	if t := c.CrashingThread(); t != nil && cls.CulpritFrame >= 0 && cls.CulpritFrame < len(t.Frames) {
 		f := t.Frames[cls.CulpritFrame]
@@ -445,39 +445,7 @@ func nextSteps(c *model.Crash, determinism string) []string {
 			where += fmt.Sprintf(" at %s:%d", f.File, f.Line)
 		}
 	}
-	switch cls.Kind {
-	case model.KindNullDeref:
-		out = append(out, fmt.Sprintf("Read %s and find where the NULL pointer comes from; add a check or fix the initialisation.", where))
-	case model.KindWildPointer, model.KindUseAfterFree:
-		out = append(out, fmt.Sprintf("Trace the bad pointer used at %s back to where it was stored; rebuild with -fsanitize=address to catch the first invalid write or the use after free.", where))
-	case model.KindHeapCorruption:
-		out = append(out, "Run the program under AddressSanitizer (-fsanitize=address) or valgrind: the corrupting write or double free happened before this point.")
-	case model.KindAssertion:
-		out = append(out, fmt.Sprintf("Read the assertion at %s and find which caller broke its condition.", where))
-	case model.KindStackOverflow:
-		out = append(out, fmt.Sprintf("Bound the recursion through %s or make it iterative; `ulimit -s` only hides it.", where))
-	case model.KindDivideByZero:
-		out = append(out, fmt.Sprintf("Guard the division at %s against a zero divisor.", where))
-	case model.KindDeadlock:
-		out = append(out, "Take the mutexes in one global order in every thread (or lock them together with std::scoped_lock / std::lock).",
-			"Run the program under ThreadSanitizer (-fsanitize=thread), which reports lock-order inversions even when they do not deadlock.")
-	case model.KindBufferOverflow:
-		out = append(out, fmt.Sprintf("Check the index or length used at %s against the size of the object it accesses (the allocation site is in the evidence).", where))
-	case model.KindMemoryError:
-		out = append(out, "Give AddressSanitizer's report (the program's stderr) with the core: `faultline analyze CORE asan.log` names the bug type and the allocation and free stacks.")
-	case model.KindKilled:
-		out = append(out, "Find what sent the signal (the sender's pid and uid are in the signal line: a timeout, watchdog, job scheduler or a user's kill), and read the stacks as a snapshot of where the process was, not as a crash site.")
-	case model.KindHang:
-		out = append(out, "Look at the running threads' stacks for a busy loop and at the waiting ones for a lost wake-up.")
-	case model.KindAbort:
-		out = append(out, fmt.Sprintf("Handle the error at %s (catch the exception or avoid the failing call).", where))
-	case model.KindBusError:
-		out = append(out, fmt.Sprintf("Check the memory %s accesses: a stack buffer overflow, a truncated mmap'd file, or a misaligned access.", where))
-	case model.KindIllegalInstruction:
-		out = append(out, "Compare the binary's -march with the machine's CPU flags (grep flags /proc/cpuinfo), or find why the code reached a trap.")
-	default:
-		out = append(out, fmt.Sprintf("Start from %s.", where))
-	}
+	out := classify.KindSteps(c, where)
 	for _, f := range cls.Findings {
 		if f.Kind == "likely-race" {
 			out = append(out, "Rebuild with -fsanitize=thread (TSAN) and run the workload: the racing threads ("+joinIntsReport(f.Threads)+") share the container without a lock.")

@@ -1,0 +1,109 @@
+package classify
+
+import (
+	"fmt"
+
+	"github.com/faultline-dev/faultline/analysis/model"
+)
+
+// A Kind is one row of the crash-kind table: the name the model carries
+// (model.Classification.Kind), what a crash of that kind is, and the next
+// steps a report recommends first for it. The rules that recognise a kind
+// live in this package's other files; a new kind is a model constant, a row
+// here (and in the README's table) and the rule that gives it.
+type Kind struct {
+	Name string
+	// Meaning says in one line what a crash of this kind is; the README's
+	// table of kinds lists the same lines.
+	Meaning string
+	// Steps are the kind's own next steps. where names the culprit as the
+	// report shows it: "`f` at file.c:12" (or "the culprit frame") for a
+	// CPU crash, "file.cu:40" (or "the faulting line") for a GPU fault.
+	Steps func(c *model.Crash, where string) []string
+}
+
+// Kinds is the table of crash kinds, in the model's order.
+var Kinds = []Kind{
+	{model.KindNullDeref, "a load, store or call through a NULL pointer (plus a field offset)",
+		at("Read %s and find where the NULL pointer comes from; add a check or fix the initialisation.")},
+	{model.KindWildPointer, "an access through a corrupted, dangling, poisoned or out-of-bounds pointer", badPointerSteps},
+	{model.KindUseAfterFree, "an access to memory that was already freed", badPointerSteps},
+	{model.KindStackOverflow, "the thread ran out of stack: unbounded recursion or large locals",
+		at("Bound the recursion through %s or make it iterative; `ulimit -s` only hides it.")},
+	{model.KindAssertion, "a failed assert(), or a failed check of the language runtime",
+		at("Read the assertion at %s and find which caller broke its condition.")},
+	{model.KindHeapCorruption, "the allocator found its own data damaged (a double free, an overflowing write)",
+		fixed("Run the program under AddressSanitizer (-fsanitize=address) or valgrind: the corrupting write or double free happened before this point.")},
+	{model.KindAbort, "the program called abort(): an uncaught exception, std::terminate or its own error path",
+		at("Handle the error at %s (catch the exception or avoid the failing call).")},
+	{model.KindDivideByZero, "SIGFPE: a division by zero, or an integer division that overflows (INT_MIN / -1)",
+		at("Guard the division at %s against a zero divisor.")},
+	{model.KindIllegalInstruction, "an instruction the CPU refused: a deliberate trap, or a CPU feature the machine lacks",
+		fixed("Compare the binary's -march with the machine's CPU flags (grep flags /proc/cpuinfo), or find why the code reached a trap.")},
+	{model.KindBusError, "SIGBUS: a misaligned access, a page past the end of a mapped file, a hardware memory error",
+		at("Check the memory %s accesses: a stack buffer overflow, a truncated mmap'd file, or a misaligned access.")},
+	{model.KindGPUIllegalAddress, "a GPU kernel accessed an address outside every allocation", gpuAddressSteps},
+	{model.KindGPUMisaligned, "a GPU kernel accessed memory with the wrong alignment",
+		at("Check the alignment of the pointer used at %s (a vector load/store of a pointer cast from a smaller type).")},
+	{model.KindGPUAssert, "a device-side assert() failed in a GPU kernel",
+		at("Read the device assertion at %s and find which launch input broke it.")},
+	{model.KindGPUHang, "a GPU kernel stopped making progress (a watchdog or timeout ended it)",
+		fixed("Look for a loop or barrier the waiting threads cannot leave (a __syncthreads() in divergent code, a spin on a flag no one sets).")},
+	{model.KindHang, "no fatal signal: a live process dumped (gcore, a watchdog), not in a lock cycle",
+		fixed("Look at the running threads' stacks for a busy loop and at the waiting ones for a lost wake-up.")},
+	{model.KindDeadlock, "threads wait on each other's mutexes in a cycle",
+		fixed("Take the mutexes in one global order in every thread (or lock them together with std::scoped_lock / std::lock).",
+			"Run the program under ThreadSanitizer (-fsanitize=thread), which reports lock-order inversions even when they do not deadlock.")},
+	{model.KindBufferOverflow, "an access past the bounds of a heap, stack or global object, as a sanitizer reports it",
+		at("Check the index or length used at %s against the size of the object it accesses (the allocation site is in the evidence).")},
+	{model.KindMemoryError, "a sanitizer stopped the program on an invalid access whose report was not given",
+		fixed("Give AddressSanitizer's report (the program's stderr) with the core: `faultline analyze CORE asan.log` names the bug type and the allocation and free stacks.")},
+	{model.KindKilled, "the fatal signal was sent (kill, tgkill, sigqueue), not raised by a fault: the stacks are a snapshot",
+		fixed("Find what sent the signal (the sender's pid and uid are in the signal line: a timeout, watchdog, job scheduler or a user's kill), and read the stacks as a snapshot of where the process was, not as a crash site.")},
+	{model.KindUnknown, "none of the above: the signal and the stacks are given as they are", at("Start from %s.")},
+}
+
+// KindOf returns the table's row for a kind name, and the row of
+// model.KindUnknown for a name the table does not have.
+func KindOf(name string) Kind {
+	for _, k := range Kinds {
+		if k.Name == name {
+			return k
+		}
+	}
+	return KindOf(model.KindUnknown)
+}
+
+// KindSteps returns the next steps for the crash's kind (c.Classification
+// must be set); where names its culprit as Kind.Steps describes.
+func KindSteps(c *model.Crash, where string) []string {
+	return KindOf(c.Classification.Kind).Steps(c, where)
+}
+
+// at is a kind's single next step, naming the culprit at its %s.
+func at(format string) func(*model.Crash, string) []string {
+	return func(_ *model.Crash, where string) []string { return []string{fmt.Sprintf(format, where)} }
+}
+
+// fixed is a kind's next steps when they name no culprit.
+func fixed(steps ...string) func(*model.Crash, string) []string {
+	return func(*model.Crash, string) []string { return append([]string(nil), steps...) }
+}
+
+func badPointerSteps(_ *model.Crash, where string) []string {
+	return []string{fmt.Sprintf("Trace the bad pointer used at %s back to where it was stored; rebuild with -fsanitize=address to catch the first invalid write or the use after free.", where)}
+}
+
+// gpuAddressSteps compares the access with the nearest allocation when the
+// input names one (compute-sanitizer does).
+func gpuAddressSteps(c *model.Crash, where string) []string {
+	s := fmt.Sprintf("Check the index or pointer used at %s against the buffer it addresses", where)
+	if c.GPU != nil && c.GPU.Allocation != nil {
+		al := c.GPU.Allocation
+		s += fmt.Sprintf(": the access lands %d bytes %s an allocation of %d bytes", al.Distance, al.Relation, al.Size)
+		if al.Size == 0 {
+			s += " (an empty buffer: a zero-size launch input)"
+		}
+	}
+	return []string{s + "; the block/thread indices above give the index's inputs."}
+}
