@@ -24,8 +24,13 @@ const (
 	// client's own DEBUGINFOD_TIMEOUT as well.
 	fetchBudget = 60 * time.Second
 	// maxSourceSize caps one source file (DEBUGINFOD_MAXSIZE when smaller).
-	maxSourceSize = 64 << 20
+	maxSourceSize = 16 << 20
 )
+
+// maxFetchBytes stops a Fetch from starting more downloads once its files
+// add up to this much: with maxFetches and maxSourceSize it bounds what one
+// crash adds to the cache (a variable so that a test can lower it).
+var maxFetchBytes int64 = 128 << 20
 
 // fetchKey names a fetched file: the frame's module and the path its DWARF
 // names (comp_dir/name).
@@ -52,7 +57,8 @@ func DebuginfodFromEnv() *debuginfo.Debuginfod {
 // the build-id of the frame's module and the path the compiler saw
 // (comp_dir/name), downloaded into the debuginfod cache (its size cap,
 // timeouts and remembered misses apply). The crashing thread's frames are
-// asked for first, at most maxFetches files. Fetched files are made
+// asked for first, at most maxFetches files, no more once maxFetchBytes
+// have come (each file at most maxSourceSize). Fetched files are made
 // read-only: they are a copy of the build's, not the user's to edit.
 // Resolve then returns them (until the next Fetch) and FetchedFrom says
 // where they came from. Fetch returns how many files it fetched and the
@@ -66,14 +72,22 @@ func (r *Resolver) Fetch(ctx context.Context, crash *model.Crash, exe string) (i
 	want := r.missing(crash, exe)
 	got := map[fetchKey]string{}
 	var (
-		mu   sync.Mutex
-		errs []error
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, fetchParallel)
+		mu    sync.Mutex
+		errs  []error
+		total int64
+		wg    sync.WaitGroup
+		sem   = make(chan struct{}, fetchParallel)
 	)
 	for key, id := range want {
-		wg.Add(1)
 		sem <- struct{}{}
+		mu.Lock()
+		full := total >= maxFetchBytes
+		mu.Unlock()
+		if full {
+			<-sem
+			break
+		}
+		wg.Add(1)
 		go func(key fetchKey, id []byte) {
 			defer func() { <-sem; wg.Done() }()
 			p, err := r.remote.Fetch(ctx, id, debuginfo.KindSource, key.path)
@@ -83,6 +97,9 @@ func (r *Resolver) Fetch(ctx context.Context, crash *model.Crash, exe string) (i
 			case err == nil:
 				_ = os.Chmod(p, 0o444)
 				got[key] = p
+				if fi, err := os.Stat(p); err == nil {
+					total += fi.Size()
+				}
 			case !errors.Is(err, debuginfo.ErrNotFound) && len(errs) < 4:
 				errs = append(errs, err)
 			}

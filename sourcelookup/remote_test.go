@@ -79,6 +79,17 @@ func TestFetch(t *testing.T) {
 	if p := r.Resolve(&model.Frame{Module: "/bin/other", File: "src/gone.c", CompDir: build}, ""); p != "" {
 		t.Errorf("another module's gone.c resolved to %q", p)
 	}
+	// A resolver for new settings keeps the fetched files when it may
+	// fetch too (the same crash stays open), not when offline.
+	online, offline := New(Config{Remote: r.remote}), New(Config{})
+	online.KeepFetched(r)
+	offline.KeepFetched(r)
+	if p := online.Resolve(&frames[0], ""); p != got {
+		t.Errorf("KeepFetched: the new resolver resolves %q, want %s", p, got)
+	}
+	if p := offline.Resolve(&frames[0], ""); p != "" {
+		t.Errorf("KeepFetched into an offline resolver: %q", p)
+	}
 	if _, err := r.Fetch(context.Background(), &model.Crash{}, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -120,5 +131,31 @@ func TestFetchCap(t *testing.T) {
 	}
 	if len(asked) != maxFetches || crashAsked != 10 {
 		t.Errorf("asked %d files (%d of the crashing thread), want %d with all 10", len(asked), crashAsked, maxFetches)
+	}
+}
+
+// TestFetchByteBudget: once the fetched files add up to maxFetchBytes, no
+// more downloads start (those already running finish).
+func TestFetchByteBudget(t *testing.T) {
+	defer func(old int64) { maxFetchBytes = old }(maxFetchBytes)
+	maxFetchBytes = 3000
+	body := strings.Repeat("x", 1000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	var frames []model.Frame
+	for i := 0; i < 40; i++ {
+		frames = append(frames, model.Frame{Module: "/p", File: "/gone/f" + strings.Repeat("y", i) + ".c"})
+	}
+	crash := &model.Crash{CrashingThreadID: 1, Modules: []model.Module{{Path: "/p", BuildID: "02"}},
+		Threads: []model.Thread{{ID: 1, Frames: frames}}}
+	r := New(Config{Remote: &debuginfo.Debuginfod{URLs: []string{srv.URL}, CacheDir: t.TempDir()}})
+	n, err := r.Fetch(context.Background(), crash, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 3 || n > 3+fetchParallel {
+		t.Errorf("fetched %d files of 1000 bytes with a 3000-byte budget, want 3 to %d", n, 3+fetchParallel)
 	}
 }
