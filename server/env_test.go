@@ -230,6 +230,7 @@ func newEnvFolders(t testing.TB, folders []string, opts any, sopts server.Option
 			},
 		},
 	}
+	params.WorkspaceFolders = protocol.NullNullable[[]protocol.WorkspaceFolder]()
 	if folders != nil {
 		wf := []protocol.WorkspaceFolder{}
 		for _, f := range folders {
