@@ -33,9 +33,33 @@ func Resolve(ctx context.Context, c *analysis.Crash, opt Options) (*Result, erro
 	for _, n := range opt.Config.Notes() {
 		res.Problems = append(res.Problems, Problem{Message: n})
 	}
+	comps, problems := inventory(c, &opt, frameFilesByModule(c))
+	res.Problems = append(res.Problems, problems...)
+	defer func() {
+		for _, comp := range comps {
+			comp.repo.close()
+		}
+	}()
+	if err := fetchComponents(ctx, ca, comps, &opt, res); err != nil {
+		return nil, err
+	}
+	res.Frames = mapFrames(c, comps, opt.Config)
+	if err := checkoutComponents(ctx, ca, comps, &opt, res); err != nil {
+		return nil, err
+	}
+	for _, comp := range comps {
+		res.Components = append(res.Components, comp.Component)
+	}
+	res.Frames = dropFailedFrames(res.Frames, comps)
+	if err := reviewAndFix(ctx, ca, c, comps, &opt, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
 
-	// Files that frames of each module name, for the inventory (.git near
-	// them) and the checkouts.
+// frameFilesByModule lists the files that frames of each module name, for
+// the inventory (.git near them) and the checkouts.
+func frameFilesByModule(c *analysis.Crash) map[string][]string {
 	frameFiles := map[string][]string{}
 	for _, t := range c.Threads {
 		for _, f := range t.Frames {
@@ -44,28 +68,30 @@ func Resolve(ctx context.Context, c *analysis.Crash, opt Options) (*Result, erro
 			}
 		}
 	}
-	comps, problems := inventory(c, &opt, frameFiles)
-	res.Problems = append(res.Problems, problems...)
-	defer func() {
-		for _, comp := range comps {
-			comp.repo.close()
-		}
-	}()
+	return frameFiles
+}
 
+// fetchComponents fetches every component; one that fails is marked failed
+// and becomes a problem. The error is ctx's, when it ends.
+func fetchComponents(ctx context.Context, ca *cache, comps []*component, opt *Options, res *Result) error {
 	for i, comp := range comps {
 		opt.progress("fetching "+comp.Name+" "+comp.Revision, i, len(comps))
-		if err := fetchComponent(ctx, ca, comp, &opt); err != nil {
+		if err := fetchComponent(ctx, ca, comp, opt); err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
 			comp.failed = true
 			res.Problems = append(res.Problems, Problem{Module: strings.Join(comp.Modules, ", "),
 				Message: fmt.Sprintf("%s %s from %s: %v", comp.Name, comp.Revision, comp.Repo, err)})
 		}
 	}
+	return nil
+}
 
-	// Map frames: explicit sourceMap rules first, then the longest path
-	// suffix in the frame's own component, then in any component.
+// mapFrames maps every frame's file: explicit sourceMap rules first, then
+// the longest path suffix in the frame's own component, then in any
+// component. It records the directories each component must check out.
+func mapFrames(c *analysis.Crash, comps []*component, cfg *Config) []FrameSource {
 	byModule := map[string]*component{}
 	for _, comp := range comps {
 		if comp.failed {
@@ -80,15 +106,16 @@ func Resolve(ctx context.Context, c *analysis.Crash, opt Options) (*Result, erro
 		path string
 	}
 	memo := map[string]mapped{}
+	frames := []FrameSource{}
 	for _, t := range c.Threads {
 		for _, f := range t.Frames {
 			if f.File == "" {
 				continue
 			}
 			fs := FrameSource{Thread: t.ID, Index: f.Index, File: f.File, Line: f.Line, Function: f.Function}
-			if p, ok := applySourceMap(opt.Config, f.File); ok {
+			if p, ok := applySourceMap(cfg, f.File); ok {
 				fs.Source = p
-				res.Frames = append(res.Frames, fs)
+				frames = append(frames, fs)
 				continue
 			}
 			key := f.Module + "\x00" + f.File
@@ -105,61 +132,73 @@ func Resolve(ctx context.Context, c *analysis.Crash, opt Options) (*Result, erro
 			}
 			fs.Component, fs.Path = mp.comp.Name, mp.path
 			fs.Source = filepath.Join(mp.comp.Checkout, filepath.FromSlash(mp.path))
-			res.Frames = append(res.Frames, fs)
+			frames = append(frames, fs)
 		}
 	}
+	return frames
+}
 
+// checkoutComponents writes the checkout of every component fetched; one
+// that fails is marked failed and becomes a problem. The error is ctx's,
+// when it ends.
+func checkoutComponents(ctx context.Context, ca *cache, comps []*component, opt *Options, res *Result) error {
 	for i, comp := range comps {
 		if comp.failed {
 			continue
 		}
 		opt.progress("writing "+comp.Name+" "+comp.Revision, i, len(comps))
-		if err := checkoutComponent(ctx, ca, comp, &opt); err != nil {
+		if err := checkoutComponent(ctx, ca, comp, opt); err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
 			comp.failed = true
 			res.Problems = append(res.Problems, Problem{Module: strings.Join(comp.Modules, ", "),
 				Message: fmt.Sprintf("checking out %s %s: %v", comp.Name, comp.Commit, err)})
 		}
 	}
-	for _, comp := range comps {
-		res.Components = append(res.Components, comp.Component)
-	}
-	// Frames of a component whose checkout failed have no source.
-	frames := res.Frames[:0]
+	return nil
+}
+
+// dropFailedFrames removes the frames of components whose checkout failed:
+// they have no source.
+func dropFailedFrames(all []FrameSource, comps []*component) []FrameSource {
 	failed := map[string]bool{}
 	for _, comp := range comps {
 		if comp.failed {
 			failed[comp.Name] = true
 		}
 	}
-	for _, fs := range res.Frames {
+	frames := all[:0]
+	for _, fs := range all {
 		if fs.Component == "" || !failed[fs.Component] {
 			frames = append(frames, fs)
 		}
 	}
-	res.Frames = frames
+	return frames
+}
 
+// reviewAndFix reviews upstream history (unless disabled) and answers
+// Options.Fix. The error is ctx's, when it ends.
+func reviewAndFix(ctx context.Context, ca *cache, c *analysis.Crash, comps []*component, opt *Options, res *Result) error {
 	if !opt.Review.Disabled {
-		reviews, problems := reviewCrash(ctx, ca, c, comps, res.Frames, &opt)
+		reviews, problems := reviewCrash(ctx, ca, c, comps, res.Frames, opt)
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		res.Upstream = append(res.Upstream, reviews...)
 		res.Problems = append(res.Problems, problems...)
 	}
 	if opt.Fix != "" {
-		fc, err := checkFix(ctx, ca, c, comps, res.Frames, &opt)
+		fc, err := checkFix(ctx, ca, c, comps, res.Frames, opt)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
 			res.Problems = append(res.Problems, Problem{Message: "--fix " + opt.Fix + ": " + err.Error()})
 		}
 		res.Fix = fc
 	}
-	return res, nil
+	return nil
 }
 
 // mapFrame finds the checkout file for a DWARF file name: in the frame's

@@ -261,32 +261,11 @@ func reviewFile(ctx context.Context, r *repository, base string, after []*object
 			return nil, err
 		}
 		c := after[i]
-		if len(c.ParentHashes) == 0 {
+		prev, changed := changedFromParents(r, lk, c, cur)
+		if !changed {
 			continue
 		}
 		now := lk.entry(c.TreeHash, cur)
-		// TREESAME to any parent: this commit did not change the file
-		// (for merges, the change is listed on the side that made it).
-		var prev plumbing.Hash
-		same, missingParent := false, true
-		for j, ph := range c.ParentHashes {
-			pc, err := r.commit(ph)
-			if err != nil {
-				continue
-			}
-			missingParent = false
-			pe := lk.entry(pc.TreeHash, cur)
-			if j == 0 {
-				prev = pe
-			}
-			if pe == now {
-				same = true
-				break
-			}
-		}
-		if same || missingParent || prev.IsZero() {
-			continue
-		}
 		rc := ReviewCommit{Commit: c.Hash.String(), Subject: subject(c.Message), Date: c.Committer.When.UTC(),
 			Author: c.Author.Name, Message: c.Message}
 		newPath := cur
@@ -303,30 +282,73 @@ func reviewFile(ctx context.Context, r *repository, base string, after []*object
 			rc.Path = cur
 		}
 		if now != prev {
-			oldSrc, err1 := readBlob(r, prev)
-			newSrc, err2 := readBlob(r, now)
-			if err1 == nil && err2 == nil {
-				d := boundedLineDiff(ctx, oldSrc, newSrc)
-				touches, hunk := overlapHunks(d, lo, hi)
-				rc.TouchesFrame = touches
-				if touches {
-					rc.Hunk = hunk
-				}
-				lo, hi = translateRange(d, lo, hi)
-			}
+			lo, hi = diffFunction(ctx, r, &rc, prev, now, lo, hi)
 		}
 		cur = newPath
 		fr.Commits = append(fr.Commits, rc)
 	}
-	for i := range fr.Commits {
-		rc := &fr.Commits[i]
+	rankCommits(fr.Commits)
+	return fr, nil
+}
+
+// changedFromParents reports whether commit c changed the file at path
+// cur, and the file's blob in c's first parent. A commit TREESAME to any
+// parent did not change it (for merges, the change is listed on the side
+// that made it); a root commit, one whose parents are missing, or one whose
+// first parent lacks the file is not counted as changing it.
+func changedFromParents(r *repository, lk *treeLookup, c *object.Commit, cur string) (prev plumbing.Hash, changed bool) {
+	if len(c.ParentHashes) == 0 {
+		return prev, false
+	}
+	now := lk.entry(c.TreeHash, cur)
+	missingParent := true
+	for j, ph := range c.ParentHashes {
+		pc, err := r.commit(ph)
+		if err != nil {
+			continue
+		}
+		missingParent = false
+		pe := lk.entry(pc.TreeHash, cur)
+		if j == 0 {
+			prev = pe
+		}
+		if pe == now {
+			return prev, false
+		}
+	}
+	return prev, !missingParent && !prev.IsZero()
+}
+
+// diffFunction diffs the file's blobs before and after a commit (bounded),
+// records in rc whether the change touches the function's lines lo..hi, and
+// returns where those lines are after it.
+func diffFunction(ctx context.Context, r *repository, rc *ReviewCommit, prev, now plumbing.Hash, lo, hi int) (int, int) {
+	oldSrc, err1 := readBlob(r, prev)
+	newSrc, err2 := readBlob(r, now)
+	if err1 != nil || err2 != nil {
+		return lo, hi
+	}
+	d := boundedLineDiff(ctx, oldSrc, newSrc)
+	touches, hunk := overlapHunks(d, lo, hi)
+	rc.TouchesFrame = touches
+	if touches {
+		rc.Hunk = hunk
+	}
+	return translateRange(d, lo, hi)
+}
+
+// rankCommits scores each commit as a likely fix and sorts them: those
+// touching the function first, then by score, then newest first.
+func rankCommits(commits []ReviewCommit) {
+	for i := range commits {
+		rc := &commits[i]
 		rc.Score, rc.Keywords = fixScore(rc.Message)
 		if rc.TouchesFrame {
 			rc.Score += 10
 		}
 	}
-	sort.SliceStable(fr.Commits, func(i, j int) bool {
-		a, b := fr.Commits[i], fr.Commits[j]
+	sort.SliceStable(commits, func(i, j int) bool {
+		a, b := commits[i], commits[j]
 		if a.TouchesFrame != b.TouchesFrame {
 			return a.TouchesFrame
 		}
@@ -335,7 +357,6 @@ func reviewFile(ctx context.Context, r *repository, base string, after []*object
 		}
 		return a.Date.After(b.Date)
 	})
-	return fr, nil
 }
 
 // findRename finds where a file that commit c removed went: an added file

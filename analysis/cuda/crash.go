@@ -75,21 +75,52 @@ func gpuSection(d *CoreDump, c *model.Crash) *model.GPU {
 		g.Device = d.Devices[0].Name
 		g.Arch = d.Devices[0].SMType
 	}
-	f := d.Fault()
-	hang := false
+	f, hang := d.Fault(), false
 	if f == nil {
-		for wi := range d.Warps {
-			if w := &d.Warps[wi]; len(w.Lanes) > 0 {
-				f = &Fault{Warp: w, Lane: &w.Lanes[0], PC: w.Lanes[0].PC, Grid: d.Grid(w.Device, w.GridID)}
-				hang = true
-				break
-			}
-		}
+		f, hang = firstResidentLane(d), true
 	}
 	if f == nil {
 		c.Problems = append(c.Problems, model.Problem{Message: "GPU core: no resident warp: the dump names no faulting or running kernel"})
 		return g
 	}
+	describeFault(g, d, f, hang)
+	loc, img, err := d.Lookup(f.PC)
+	if err != nil {
+		c.Problems = append(c.Problems, model.Problem{Message: "GPU core: " + err.Error()})
+		if f.Grid != nil {
+			if kl, _, err := d.Lookup(f.Grid.FunctionEntry); err == nil {
+				g.Kernel, g.KernelSymbol = kl.Function, kl.Symbol
+			}
+		}
+		return g
+	}
+	g.Kernel, g.KernelSymbol = loc.Function, loc.Symbol
+	if f.Grid != nil {
+		// A fault inside a noinline device function: name the kernel the
+		// grid launched, keep the function in the frames.
+		if kl, _, err := d.Lookup(f.Grid.FunctionEntry); err == nil && kl.Symbol != "" {
+			g.Kernel, g.KernelSymbol = kl.Function, kl.Symbol
+		}
+	}
+	g.Offset = fmt.Sprintf("%s+%#x", loc.Section, loc.Offset)
+	g.Frames = gpuFrames(c, g.ErrorPC, f.PC, loc, img)
+	return g
+}
+
+// firstResidentLane is the first lane of the first warp with lanes, as a
+// fault without exception; nil when no warp is resident.
+func firstResidentLane(d *CoreDump) *Fault {
+	for wi := range d.Warps {
+		if w := &d.Warps[wi]; len(w.Lanes) > 0 {
+			return &Fault{Warp: w, Lane: &w.Lanes[0], PC: w.Lanes[0].PC, Grid: d.Grid(w.Device, w.GridID)}
+		}
+	}
+	return nil
+}
+
+// describeFault fills in the device, the exception (or the hang note) and
+// where the fault is: SM, warp, block, lane, thread and grid.
+func describeFault(g *model.GPU, d *CoreDump, f *Fault, hang bool) {
 	if f.Warp.Device < len(d.Devices) {
 		dev := d.Devices[f.Warp.Device]
 		g.Device, g.Arch = dev.Name, dev.SMType
@@ -119,38 +150,24 @@ func gpuSection(d *CoreDump, c *model.Crash) *model.GPU {
 		g.BlockDim = &model.Dim3{X: f.Grid.BlockDim[0], Y: f.Grid.BlockDim[1], Z: f.Grid.BlockDim[2]}
 		g.HostThread = int(f.Grid.HostTID)
 	}
-	loc, img, err := d.Lookup(f.PC)
-	if err != nil {
-		c.Problems = append(c.Problems, model.Problem{Message: "GPU core: " + err.Error()})
-		if f.Grid != nil {
-			if kl, _, err := d.Lookup(f.Grid.FunctionEntry); err == nil {
-				g.Kernel, g.KernelSymbol = kl.Function, kl.Symbol
-			}
-		}
-		return g
-	}
-	g.Kernel, g.KernelSymbol = loc.Function, loc.Symbol
-	if f.Grid != nil {
-		// A fault inside a noinline device function: name the kernel the
-		// grid launched, keep the function in the frames.
-		if kl, _, err := d.Lookup(f.Grid.FunctionEntry); err == nil && kl.Symbol != "" {
-			g.Kernel, g.KernelSymbol = kl.Function, kl.Symbol
-		}
-	}
-	g.Offset = fmt.Sprintf("%s+%#x", loc.Section, loc.Offset)
+}
+
+// gpuFrames are the frames at the faulting pc: every inline level of its
+// line information, or the function alone (with a problem) without it.
+func gpuFrames(c *model.Crash, errorPC string, pc uint64, loc Location, img *Image) []model.Frame {
 	if len(loc.Frames) == 0 {
 		c.Problems = append(c.Problems, model.Problem{Module: img.Section,
 			Message: "the faulting kernel has no line information: rebuild with -lineinfo (NVCC_PREPEND_FLAGS='-lineinfo')"})
-		g.Frames = []model.Frame{{PC: g.ErrorPC, Addr: f.PC, Function: loc.Function, Module: img.Section,
+		return []model.Frame{{PC: errorPC, Addr: pc, Function: loc.Function, Module: img.Section,
 			Offset: loc.SymbolOffset, Trust: model.TrustContext}}
-		return g
 	}
+	var frames []model.Frame
 	for i, fr := range loc.Frames {
 		// Inline levels share the physical frame's trust: the pc comes
 		// from the dump's warp state.
-		g.Frames = append(g.Frames, model.Frame{Index: i, PC: g.ErrorPC, Addr: f.PC, Module: img.Section,
+		frames = append(frames, model.Frame{Index: i, PC: errorPC, Addr: pc, Module: img.Section,
 			Function: fr.Function, File: fr.File, Line: fr.Line, Column: fr.Column,
 			Inlined: i < len(loc.Frames)-1, Trust: model.TrustContext, Offset: loc.SymbolOffset})
 	}
-	return g
+	return frames
 }

@@ -85,10 +85,8 @@ var (
 // program output interleaved with it is skipped.
 func ParseSanitizer(r io.Reader) (*SanitizerReport, error) {
 	lr := newLineReader(r, maxLineLen)
-	rep := &SanitizerReport{Summary: -1}
-	var cur *SanitizerError
+	p := &sanitizerParser{rep: &SanitizerReport{Summary: -1}, lastHost: -1}
 	seen := false
-	lastHost := -1 // index of the host frame a following "in MODULE" line belongs to
 	for {
 		raw, ok, err := lr.next()
 		if err != nil {
@@ -102,103 +100,150 @@ func ParseSanitizer(r io.Reader) (*SanitizerReport, error) {
 			continue
 		}
 		seen = true
-		s := strings.TrimSpace(strings.TrimLeft(line, "="))
-		switch {
-		case s == "" || strings.HasPrefix(s, "COMPUTE-SANITIZER") || strings.HasPrefix(s, "CUDA-MEMCHECK"):
-			if strings.Contains(s, "memcheck") {
-				rep.Tool = "memcheck"
-			}
-		case reSummary.MatchString(s):
-			n, _ := strconv.Atoi(reSummary.FindStringSubmatch(s)[1])
-			rep.Summary = n
-		case reInvalidAccess.MatchString(s) || strings.HasPrefix(s, "Error: Race reported") ||
-			strings.HasPrefix(s, "Invalid ") || strings.HasPrefix(s, "Program hit ") ||
-			strings.HasPrefix(s, "Uninitialized ") || strings.HasPrefix(s, "Barrier error") ||
-			strings.HasPrefix(s, "Malloc/Free error") || strings.HasPrefix(s, "Warning: Race reported"):
-			if len(rep.Errors) >= maxThreads {
-				return rep, nil
-			}
-			rep.Errors = append(rep.Errors, SanitizerError{Message: s, LogLine: lr.num})
-			cur = &rep.Errors[len(rep.Errors)-1]
-			lastHost = -1
-			if m := reInvalidAccess.FindStringSubmatch(s); m != nil {
-				cur.Space = strings.Trim(m[1], "_")
-				cur.Access = m[2]
-				cur.Size, _ = strconv.Atoi(m[3])
-			}
-			if strings.Contains(s, "Race reported") {
-				if m := reRace.FindStringSubmatch(s); m != nil {
-					f := raceFrame(m)
-					cur.Function, cur.Offset, cur.File, cur.Line = f.Function, f.PC, f.File, f.Line
-					cur.Access = strings.ToLower(f.Access)
-				}
-			}
-		case cur == nil:
-		case strings.HasPrefix(s, "and ") && strings.Contains(s, " access at "):
-			if m := reRace.FindStringSubmatch(strings.TrimPrefix(s, "and ")); m != nil {
-				f := raceFrame(m)
-				cur.Race = &f
-			}
-		case strings.HasPrefix(s, "at "):
-			if m := reAtNew.FindStringSubmatch(s); m != nil {
-				cur.Function = m[1]
-				cur.Offset, _ = strconv.ParseUint(m[2][2:], 16, 64)
-				cur.File = m[3]
-				cur.Line, _ = strconv.Atoi(m[4])
-			} else if m := reAtOld.FindStringSubmatch(s); m != nil {
-				cur.Offset, _ = strconv.ParseUint(m[1][2:], 16, 64)
-				cur.File = m[2]
-				cur.Line, _ = strconv.Atoi(m[3])
-				cur.Function = m[4]
-			} else if m := reAtNoLine.FindStringSubmatch(s); m != nil {
-				cur.Function = m[1]
-				cur.Offset, _ = strconv.ParseUint(m[2][2:], 16, 64)
-			}
-		case reByThread.MatchString(s):
-			m := reByThread.FindStringSubmatch(s)
-			for i := 0; i < 3; i++ {
-				cur.Thread[i] = atou32(m[1+i])
-				cur.Block[i] = atou32(m[4+i])
-			}
-			cur.HasThread = true
-		case reAddress.MatchString(s):
-			m := reAddress.FindStringSubmatch(s)
-			cur.Address, _ = strconv.ParseUint(m[1][2:], 16, 64)
-			if note := strings.TrimSpace(m[2]); note != "" {
-				cur.AddressNote = append(cur.AddressNote, note)
-			}
-		case strings.HasPrefix(s, "and is ") || strings.HasPrefix(s, "and ") && strings.Contains(s, "allocation"):
-			if len(cur.AddressNote) < 8 {
-				cur.AddressNote = append(cur.AddressNote, s)
-			}
-		case strings.HasPrefix(s, "Host Frame:"):
-			if m := reHostFrame.FindStringSubmatch(s); m != nil && len(cur.HostFrames) < maxFrames {
-				pc, _ := strconv.ParseUint(m[2][2:], 16, 64)
-				f := SanitizerFrame{Function: m[1], PC: pc, Module: m[3]}
-				if f.Module == "" {
-					// cuda-memcheck: "Host Frame:/lib/libcuda.so.1 (cuLaunchKernel + 0x34e) [0x2d0f2e]".
-					if mm := reOldHostFrame.FindStringSubmatch(f.Function); mm != nil {
-						f.Module, f.Function = mm[1], mm[2]
-					} else if strings.HasPrefix(f.Function, "/") || strings.HasPrefix(f.Function, "./") {
-						f.Module, f.Function = f.Function, ""
-					}
-				}
-				cur.HostFrames = append(cur.HostFrames, f)
-				lastHost = len(cur.HostFrames) - 1
-			}
-		case strings.HasPrefix(s, "in ") && lastHost >= 0 && cur.HostFrames[lastHost].Module == "":
-			// Older versions put the module on the next line.
-			cur.HostFrames[lastHost].Module = strings.TrimSpace(s[3:])
-		case strings.HasPrefix(s, "Device Frame:"):
-			if len(cur.DeviceFrames) < maxFrames {
-				cur.DeviceFrames = append(cur.DeviceFrames, parseDeviceFrame(strings.TrimSpace(s[len("Device Frame:"):])))
-			}
+		if !p.line(strings.TrimSpace(strings.TrimLeft(line, "=")), lr.num) {
+			return p.rep, nil
 		}
 	}
 	if !seen {
 		return nil, errors.New("no compute-sanitizer output (\"=========\" lines) found")
 	}
-	return rep, nil
+	return p.rep, nil
+}
+
+// sanitizerParser is the state of ParseSanitizer between lines.
+type sanitizerParser struct {
+	rep      *SanitizerReport
+	cur      *SanitizerError // the error the detail lines belong to
+	lastHost int             // index of the host frame a following "in MODULE" line belongs to
+}
+
+// line reads one sanitizer line s (without its "=========" prefix), line
+// num of the log. It returns false when the report holds as many errors as
+// it may.
+func (p *sanitizerParser) line(s string, num int) bool {
+	switch {
+	case s == "" || strings.HasPrefix(s, "COMPUTE-SANITIZER") || strings.HasPrefix(s, "CUDA-MEMCHECK"):
+		if strings.Contains(s, "memcheck") {
+			p.rep.Tool = "memcheck"
+		}
+	case reSummary.MatchString(s):
+		n, _ := strconv.Atoi(reSummary.FindStringSubmatch(s)[1])
+		p.rep.Summary = n
+	case startsSanitizerError(s):
+		if len(p.rep.Errors) >= maxThreads {
+			return false
+		}
+		p.startError(s, num)
+	case p.cur == nil:
+	default:
+		p.detail(s)
+	}
+	return true
+}
+
+// startsSanitizerError reports whether s is the first line of an error.
+func startsSanitizerError(s string) bool {
+	return reInvalidAccess.MatchString(s) || strings.HasPrefix(s, "Error: Race reported") ||
+		strings.HasPrefix(s, "Invalid ") || strings.HasPrefix(s, "Program hit ") ||
+		strings.HasPrefix(s, "Uninitialized ") || strings.HasPrefix(s, "Barrier error") ||
+		strings.HasPrefix(s, "Malloc/Free error") || strings.HasPrefix(s, "Warning: Race reported")
+}
+
+// startError starts a new error from its first line.
+func (p *sanitizerParser) startError(s string, num int) {
+	p.rep.Errors = append(p.rep.Errors, SanitizerError{Message: s, LogLine: num})
+	cur := &p.rep.Errors[len(p.rep.Errors)-1]
+	p.cur, p.lastHost = cur, -1
+	if m := reInvalidAccess.FindStringSubmatch(s); m != nil {
+		cur.Space = strings.Trim(m[1], "_")
+		cur.Access = m[2]
+		cur.Size, _ = strconv.Atoi(m[3])
+	}
+	if strings.Contains(s, "Race reported") {
+		if m := reRace.FindStringSubmatch(s); m != nil {
+			f := raceFrame(m)
+			cur.Function, cur.Offset, cur.File, cur.Line = f.Function, f.PC, f.File, f.Line
+			cur.Access = strings.ToLower(f.Access)
+		}
+	}
+}
+
+// detail reads a line of the current error: the other access of a race,
+// where, which thread, the address, the frames.
+func (p *sanitizerParser) detail(s string) {
+	cur := p.cur
+	switch {
+	case strings.HasPrefix(s, "and ") && strings.Contains(s, " access at "):
+		if m := reRace.FindStringSubmatch(strings.TrimPrefix(s, "and ")); m != nil {
+			f := raceFrame(m)
+			cur.Race = &f
+		}
+	case strings.HasPrefix(s, "at "):
+		cur.readAt(s)
+	case reByThread.MatchString(s):
+		m := reByThread.FindStringSubmatch(s)
+		for i := 0; i < 3; i++ {
+			cur.Thread[i] = atou32(m[1+i])
+			cur.Block[i] = atou32(m[4+i])
+		}
+		cur.HasThread = true
+	case reAddress.MatchString(s):
+		m := reAddress.FindStringSubmatch(s)
+		cur.Address, _ = strconv.ParseUint(m[1][2:], 16, 64)
+		if note := strings.TrimSpace(m[2]); note != "" {
+			cur.AddressNote = append(cur.AddressNote, note)
+		}
+	case strings.HasPrefix(s, "and is ") || strings.HasPrefix(s, "and ") && strings.Contains(s, "allocation"):
+		if len(cur.AddressNote) < 8 {
+			cur.AddressNote = append(cur.AddressNote, s)
+		}
+	case strings.HasPrefix(s, "Host Frame:"):
+		if m := reHostFrame.FindStringSubmatch(s); m != nil && len(cur.HostFrames) < maxFrames {
+			cur.HostFrames = append(cur.HostFrames, hostFrame(m))
+			p.lastHost = len(cur.HostFrames) - 1
+		}
+	case strings.HasPrefix(s, "in ") && p.lastHost >= 0 && cur.HostFrames[p.lastHost].Module == "":
+		// Older versions put the module on the next line.
+		cur.HostFrames[p.lastHost].Module = strings.TrimSpace(s[3:])
+	case strings.HasPrefix(s, "Device Frame:"):
+		if len(cur.DeviceFrames) < maxFrames {
+			cur.DeviceFrames = append(cur.DeviceFrames, parseDeviceFrame(strings.TrimSpace(s[len("Device Frame:"):])))
+		}
+	}
+}
+
+// readAt reads where the error is: "at FUNC+0xOFF in FILE:LINE", the older
+// "at 0xOFF in FILE:LINE:FUNC", or "at FUNC+0xOFF".
+func (e *SanitizerError) readAt(s string) {
+	if m := reAtNew.FindStringSubmatch(s); m != nil {
+		e.Function = m[1]
+		e.Offset, _ = strconv.ParseUint(m[2][2:], 16, 64)
+		e.File = m[3]
+		e.Line, _ = strconv.Atoi(m[4])
+	} else if m := reAtOld.FindStringSubmatch(s); m != nil {
+		e.Offset, _ = strconv.ParseUint(m[1][2:], 16, 64)
+		e.File = m[2]
+		e.Line, _ = strconv.Atoi(m[3])
+		e.Function = m[4]
+	} else if m := reAtNoLine.FindStringSubmatch(s); m != nil {
+		e.Function = m[1]
+		e.Offset, _ = strconv.ParseUint(m[2][2:], 16, 64)
+	}
+}
+
+// hostFrame is the frame of a "Host Frame:" line reHostFrame matched.
+func hostFrame(m []string) SanitizerFrame {
+	pc, _ := strconv.ParseUint(m[2][2:], 16, 64)
+	f := SanitizerFrame{Function: m[1], PC: pc, Module: m[3]}
+	if f.Module == "" {
+		// cuda-memcheck: "Host Frame:/lib/libcuda.so.1 (cuLaunchKernel + 0x34e) [0x2d0f2e]".
+		if mm := reOldHostFrame.FindStringSubmatch(f.Function); mm != nil {
+			f.Module, f.Function = mm[1], mm[2]
+		} else if strings.HasPrefix(f.Function, "/") || strings.HasPrefix(f.Function, "./") {
+			f.Module, f.Function = f.Function, ""
+		}
+	}
+	return f
 }
 
 // parseDeviceFrame reads "FUNC+0xOFF in FILE:LINE" (compute-sanitizer

@@ -67,23 +67,7 @@ const (
 // not unpack.
 func ParseTracebacks(r io.Reader) (*TracebackLog, error) {
 	lr := newLineReader(r, maxPyLineLen)
-	out := &TracebackLog{}
-	var cur *Traceback // the traceback whose frames are being read
-	var frames []PyFrame
-	thread, chain := "", ""
-	finish := func(exc string) {
-		if cur == nil {
-			return
-		}
-		for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
-			frames[i], frames[j] = frames[j], frames[i]
-		}
-		cur.Frames, cur.Exception = frames, exc
-		if len(out.Tracebacks) < maxTracebacks {
-			out.Tracebacks = append(out.Tracebacks, *cur)
-		}
-		cur, frames = nil, nil
-	}
+	p := &tracebackParser{out: &TracebackLog{}}
 	for n := 0; n < maxLogLines; n++ {
 		line, ok, err := lr.next()
 		if err != nil {
@@ -94,57 +78,96 @@ func ParseTracebacks(r io.Reader) (*TracebackLog, error) {
 		}
 		line = cleanLine(line)
 		linePrefix := ""
-		if p := rankRe.FindString(line); p != "" {
-			linePrefix = strings.TrimSpace(p)
-			line = line[len(p):]
+		if pre := rankRe.FindString(line); pre != "" {
+			linePrefix = strings.TrimSpace(pre)
+			line = line[len(pre):]
 		}
-		switch {
-		case tbStartRe.MatchString(line):
-			finish("")
-			cur = &Traceback{Thread: thread, Prefix: linePrefix}
-			if chain != "" && len(out.Tracebacks) > 0 {
-				out.Tracebacks[len(out.Tracebacks)-1].Chained = chain
-				cur.Thread = out.Tracebacks[len(out.Tracebacks)-1].Thread
-			}
-			thread, chain = "", ""
-		case tbThreadRe.MatchString(line):
-			finish("")
-			thread = tbThreadRe.FindStringSubmatch(line)[1]
-		case line == tbCauseLine:
-			chain = "cause"
-		case line == tbContextLine:
-			chain = "context"
-		case cur == nil:
-			if strings.TrimSpace(line) != "" {
-				thread = "" // "Exception in thread" is followed by its traceback at once
-			}
-		case tbFrameRe.MatchString(line):
-			m := tbFrameRe.FindStringSubmatch(line)
-			ln, _ := strconv.Atoi(m[2])
-			if len(frames) < maxPyFrames {
-				frames = append(frames, PyFrame{File: m[1], Line: ln, Function: m[3]})
-			}
-		case strings.HasPrefix(line, "    "):
-			// The source line under a frame, or the carets under it.
-			if k := len(frames); k > 0 && frames[k-1].Source == "" {
-				if src := strings.TrimSpace(line); strings.Trim(src, "^~ ") != "" {
-					frames[k-1].Source = src
-				}
-			}
-		case tbRepeatRe.MatchString(line):
-		case tbExcRe.MatchString(line):
-			finish(line)
-		case strings.TrimSpace(line) == "":
-			// Blank lines inside a traceback do not end it (SyntaxError's
-			// caret block); the exception line does.
-		default:
-			// An exception-group box or text we do not know: end here.
-			finish(strings.TrimSpace(line))
-		}
+		p.line(line, linePrefix)
 	}
-	finish("")
-	if len(out.Tracebacks) == 0 {
+	p.finish("")
+	if len(p.out.Tracebacks) == 0 {
 		return nil, fmt.Errorf("%w (no \"Traceback (most recent call last):\" line)", ErrNotTraceback)
 	}
-	return out, nil
+	return p.out, nil
+}
+
+// tracebackParser is the state of ParseTracebacks between lines.
+type tracebackParser struct {
+	out    *TracebackLog
+	cur    *Traceback // the traceback whose frames are being read
+	frames []PyFrame
+	thread string // of the traceback that follows ("Exception in thread")
+	chain  string // how the traceback that follows is chained to the one before
+}
+
+// line reads one line of the log, its rank prefix (linePrefix) removed.
+func (p *tracebackParser) line(line, linePrefix string) {
+	switch {
+	case tbStartRe.MatchString(line):
+		p.finish("")
+		p.cur = &Traceback{Thread: p.thread, Prefix: linePrefix}
+		if tbs := p.out.Tracebacks; p.chain != "" && len(tbs) > 0 {
+			tbs[len(tbs)-1].Chained = p.chain
+			p.cur.Thread = tbs[len(tbs)-1].Thread
+		}
+		p.thread, p.chain = "", ""
+	case tbThreadRe.MatchString(line):
+		p.finish("")
+		p.thread = tbThreadRe.FindStringSubmatch(line)[1]
+	case line == tbCauseLine:
+		p.chain = "cause"
+	case line == tbContextLine:
+		p.chain = "context"
+	case p.cur == nil:
+		if strings.TrimSpace(line) != "" {
+			p.thread = "" // "Exception in thread" is followed by its traceback at once
+		}
+	default:
+		p.tracebackLine(line)
+	}
+}
+
+// tracebackLine reads a line inside a traceback: a frame, its source, or
+// the exception that ends it.
+func (p *tracebackParser) tracebackLine(line string) {
+	switch {
+	case tbFrameRe.MatchString(line):
+		m := tbFrameRe.FindStringSubmatch(line)
+		ln, _ := strconv.Atoi(m[2])
+		if len(p.frames) < maxPyFrames {
+			p.frames = append(p.frames, PyFrame{File: m[1], Line: ln, Function: m[3]})
+		}
+	case strings.HasPrefix(line, "    "):
+		// The source line under a frame, or the carets under it.
+		if k := len(p.frames); k > 0 && p.frames[k-1].Source == "" {
+			if src := strings.TrimSpace(line); strings.Trim(src, "^~ ") != "" {
+				p.frames[k-1].Source = src
+			}
+		}
+	case tbRepeatRe.MatchString(line):
+	case tbExcRe.MatchString(line):
+		p.finish(line)
+	case strings.TrimSpace(line) == "":
+		// Blank lines inside a traceback do not end it (SyntaxError's
+		// caret block); the exception line does.
+	default:
+		// An exception-group box or text we do not know: end here.
+		p.finish(strings.TrimSpace(line))
+	}
+}
+
+// finish ends the current traceback with exception exc.
+func (p *tracebackParser) finish(exc string) {
+	if p.cur == nil {
+		return
+	}
+	frames := p.frames
+	for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
+		frames[i], frames[j] = frames[j], frames[i]
+	}
+	p.cur.Frames, p.cur.Exception = frames, exc
+	if len(p.out.Tracebacks) < maxTracebacks {
+		p.out.Tracebacks = append(p.out.Tracebacks, *p.cur)
+	}
+	p.cur, p.frames = nil, nil
 }

@@ -120,67 +120,116 @@ type section struct {
 // Build writes the dump described by s.
 func Build(s Spec) ([]byte, error) {
 	rows := s.Rows
-	pick := func(v, def int) int {
-		if v == 0 {
-			return def
-		}
-		return v
-	}
-	var strtab []byte
-	str := func(v string) uint64 {
-		off := uint64(len(strtab))
-		strtab = append(strtab, v...)
-		strtab = append(strtab, 0)
-		return off
-	}
-	str("")
-	type field struct {
-		off  int
-		size int
-		v    uint64
-	}
-	mk := func(size, def int, fs ...field) []byte {
-		full := max(size, def)
-		b := make([]byte, full)
-		for i := def; i < full; i++ {
-			b[i] = 0xA5
-		}
-		for _, f := range fs {
-			if f.size == 8 {
-				le.PutUint64(b[f.off:], f.v)
-			} else {
-				le.PutUint32(b[f.off:], uint32(f.v))
-			}
-		}
-		return b[:size]
-	}
-	u64 := func(off int, v uint64) field { return field{off, 8, v} }
-	u32 := func(off int, v uint32) field { return field{off, 4, uint64(v)} }
-
-	devSize := pick(rows.Device, DevRow)
-	dev := mk(devSize, DevRow,
-		u64(0, str(s.DeviceName)), u64(8, str(s.DeviceType)), u64(16, str(s.SMType)),
+	var str strtab
+	str.add("")
+	devSize := orDefault(rows.Device, DevRow)
+	dev := row(devSize, DevRow,
+		u64(0, str.add(s.DeviceName)), u64(8, str.add(s.DeviceType)), u64(16, str.add(s.SMType)),
 		u32(24, 0), u32(28, 0x1b), u32(32, 0), u32(36, s.NumSMs), u32(40, 64), u32(44, 32), u32(48, 255),
 		u32(52, 7), u32(56, s.SMMajor), u32(60, s.SMMinor), u32(64, 16), u32(68, 0))
-	ctx := mk(pick(rows.Context, CtxRow), CtxRow, u64(0, s.ContextID), u32(32, 0), u32(36, s.HostTID))
-	mod := mk(pick(rows.Module, ModRow), ModRow, u64(0, 0x5000))
-	grid := mk(pick(rows.Grid, GridRow), GridRow,
+	ctx := row(orDefault(rows.Context, CtxRow), CtxRow, u64(0, s.ContextID), u32(32, 0), u32(36, s.HostTID))
+	mod := row(orDefault(rows.Module, ModRow), ModRow, u64(0, 0x5000))
+	grid := row(orDefault(rows.Grid, GridRow), GridRow,
 		u64(0, s.GridID), u64(8, s.ContextID), u64(16, s.KernelEntry), u64(24, s.KernelEntry), u64(32, 0x5000),
 		u32(56, 1), u32(64, 3), u32(68, 32),
 		u32(72, s.GridDim[0]), u32(76, s.GridDim[1]), u32(80, s.GridDim[2]),
 		u32(84, s.BlockDim[0]), u32(88, s.BlockDim[1]), u32(92, s.BlockDim[2]), u32(100, s.HostTID))
-	sm := mk(pick(rows.SM, SMRow), SMRow, u32(0, s.SM))
-	cta := mk(pick(rows.CTA, CTARow), CTARow, u64(0, s.GridID), u32(8, s.Block[0]), u32(12, s.Block[1]), u32(16, s.Block[2]))
+	sm := row(orDefault(rows.SM, SMRow), SMRow, u32(0, s.SM))
+	cta := row(orDefault(rows.CTA, CTARow), CTARow, u64(0, s.GridID), u32(8, s.Block[0]), u32(12, s.Block[1]), u32(16, s.Block[2]))
+	warpSize, laneSize := orDefault(rows.Warp, WarpRow), orDefault(rows.Lane, LaneRow)
+	warps := warpRows(s, warpSize)
+	lanes, lanes2 := laneRows(s, laneSize)
+	images, err := imageSections(s)
+	if err != nil {
+		return nil, err
+	}
+	// Section indexes: 0 null, 1 .shstrtab, 2 .strtab, then the tables in
+	// this order (the links below depend on it).
+	secs := []section{
+		{name: ".shstrtab", typ: 3}, // filled in by writeELF
+		{name: ".strtab", typ: 3, data: str.b},
+		{name: ".cudbg.devtbl", typ: ShtDevTable, entsize: uint64(devSize), data: dev}, // 3
+		{name: ".cudbg.ctxtbl", typ: ShtCtxTable, link: 3, entsize: uint64(orDefault(rows.Context, CtxRow)), data: ctx},               // 4
+		{name: ".cudbg.modtbl", typ: ShtModTable, link: 4, info: 0, entsize: uint64(orDefault(rows.Module, ModRow)), data: mod},       // 5
+		{name: ".cudbg.gridtbl.dev0", typ: ShtGridTbl, link: 3, info: 0, entsize: uint64(orDefault(rows.Grid, GridRow)), data: grid},  // 6
+		{name: ".cudbg.smtbl.dev0", typ: ShtSMTable, link: 3, info: 0, entsize: uint64(orDefault(rows.SM, SMRow)), data: sm},          // 7
+		{name: ".cudbg.ctatbl.dev0.sm0", typ: ShtCTATable, link: 7, info: 0, entsize: uint64(orDefault(rows.CTA, CTARow)), data: cta}, // 8
+		{name: ".cudbg.wptbl.dev0.sm0.cta0", typ: ShtWPTable, link: 8, info: 0, entsize: uint64(warpSize), data: warps},               // 9
+		{name: ".cudbg.lntbl.dev0.sm0.cta0.wp0", typ: ShtLNTable, link: 9, info: 0, entsize: uint64(laneSize), data: lanes},           // 10
+		{name: ".cudbg.lntbl.dev0.sm0.cta0.wp1", typ: ShtLNTable, link: 9, info: 1, entsize: uint64(laneSize), data: lanes2},          // 11
+	}
+	if s.NoGrid {
+		secs[5].typ, secs[5].data = 1, nil // PROGBITS: no grid table
+	}
+	secs, err = appendExtra(append(secs, images...), s.Extra)
+	if err != nil {
+		return nil, err
+	}
+	return writeELF(secs), nil
+}
+
+// strtab is a string table being written.
+type strtab struct{ b []byte }
+
+// add appends v and returns its offset.
+func (t *strtab) add(v string) uint64 {
+	off := uint64(len(t.b))
+	t.b = append(t.b, v...)
+	t.b = append(t.b, 0)
+	return off
+}
+
+// orDefault is v, or def when v is 0.
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// field is a value at an offset of a table row.
+type field struct {
+	off  int
+	size int
+	v    uint64
+}
+
+func u64(off int, v uint64) field { return field{off, 8, v} }
+func u32(off int, v uint32) field { return field{off, 4, uint64(v)} }
+
+// row is a table row of size bytes with the given fields; bytes past the
+// default size def (the fields this layout knows) are 0xA5.
+func row(size, def int, fs ...field) []byte {
+	full := max(size, def)
+	b := make([]byte, full)
+	for i := def; i < full; i++ {
+		b[i] = 0xA5
+	}
+	for _, f := range fs {
+		if f.size == 8 {
+			le.PutUint64(b[f.off:], f.v)
+		} else {
+			le.PutUint32(b[f.off:], uint32(f.v))
+		}
+	}
+	return b[:size]
+}
+
+// warpRows are the two warps: the faulting one (error pc and exception
+// flag) and the next.
+func warpRows(s Spec, warpSize int) []byte {
 	errValid := uint32(0)
 	if s.Exception != 0 {
 		errValid = 1
 	}
-	warpSize := pick(rows.Warp, WarpRow)
-	warps := append(
-		mk(warpSize, WarpRow, u64(0, s.ErrorPC), u32(8, s.WarpID), u32(12, 0xffffffff), u32(16, 0xffffffff), u32(24, errValid)),
-		mk(warpSize, WarpRow, u32(8, s.WarpID+1), u32(12, 0xffffffff), u32(16, 0xffffffff))...)
-	laneSize := pick(rows.Lane, LaneRow)
-	var lanes, lanes2 []byte
+	return append(
+		row(warpSize, WarpRow, u64(0, s.ErrorPC), u32(8, s.WarpID), u32(12, 0xffffffff), u32(16, 0xffffffff), u32(24, errValid)),
+		row(warpSize, WarpRow, u32(8, s.WarpID+1), u32(12, 0xffffffff), u32(16, 0xffffffff))...)
+}
+
+// laneRows are the 32 lanes of each warp; the faulting lane of the first
+// has the exception (and the error pc).
+func laneRows(s Spec, laneSize int) (lanes, lanes2 []byte) {
 	for l := uint32(0); l < 32; l++ {
 		exc := uint32(0)
 		pc := s.PC
@@ -191,42 +240,34 @@ func Build(s Spec) ([]byte, error) {
 			}
 		}
 		tid := [3]uint32{s.Thread[0] - s.Lane + l, s.Thread[1], s.Thread[2]}
-		lanes = append(lanes, mk(laneSize, LaneRow, u64(0, pc), u64(8, pc), u32(16, l),
+		lanes = append(lanes, row(laneSize, LaneRow, u64(0, pc), u64(8, pc), u32(16, l),
 			u32(20, tid[0]), u32(24, tid[1]), u32(28, tid[2]), u32(32, exc))...)
-		lanes2 = append(lanes2, mk(laneSize, LaneRow, u64(0, s.PC), u64(8, s.PC), u32(16, l),
+		lanes2 = append(lanes2, row(laneSize, LaneRow, u64(0, s.PC), u64(8, s.PC), u32(16, l),
 			u32(20, tid[0]+32), u32(24, tid[1]), u32(28, tid[2]))...)
 	}
-	var images []section
-	if s.Cubin != nil {
-		rel, err := RelocateCubin(s.Cubin, s.Base)
-		if err != nil {
-			return nil, err
-		}
-		images = append(images, section{name: ".cudbg.relfimg.dev0.0", typ: ShtRelfImg, addralign: 8, data: rel})
-		if !s.SkipNonRelocated {
-			images = append(images, section{name: ".cudbg.elfimg.dev0.0", typ: ShtElfImg, addralign: 8, data: s.Cubin})
-		}
+	return lanes, lanes2
+}
+
+// imageSections are the cubin relocated at s.Base and, unless
+// s.SkipNonRelocated, as it is.
+func imageSections(s Spec) ([]section, error) {
+	if s.Cubin == nil {
+		return nil, nil
 	}
-	// Section indexes: 0 null, 1 .shstrtab, 2 .strtab, then the tables in
-	// this order (the links below depend on it).
-	secs := []section{
-		{name: ".shstrtab", typ: 3}, // filled in by writeELF
-		{name: ".strtab", typ: 3, data: strtab},
-		{name: ".cudbg.devtbl", typ: ShtDevTable, entsize: uint64(devSize), data: dev},                                           // 3
-		{name: ".cudbg.ctxtbl", typ: ShtCtxTable, link: 3, entsize: uint64(pick(rows.Context, CtxRow)), data: ctx},               // 4
-		{name: ".cudbg.modtbl", typ: ShtModTable, link: 4, info: 0, entsize: uint64(pick(rows.Module, ModRow)), data: mod},       // 5
-		{name: ".cudbg.gridtbl.dev0", typ: ShtGridTbl, link: 3, info: 0, entsize: uint64(pick(rows.Grid, GridRow)), data: grid},  // 6
-		{name: ".cudbg.smtbl.dev0", typ: ShtSMTable, link: 3, info: 0, entsize: uint64(pick(rows.SM, SMRow)), data: sm},          // 7
-		{name: ".cudbg.ctatbl.dev0.sm0", typ: ShtCTATable, link: 7, info: 0, entsize: uint64(pick(rows.CTA, CTARow)), data: cta}, // 8
-		{name: ".cudbg.wptbl.dev0.sm0.cta0", typ: ShtWPTable, link: 8, info: 0, entsize: uint64(warpSize), data: warps},          // 9
-		{name: ".cudbg.lntbl.dev0.sm0.cta0.wp0", typ: ShtLNTable, link: 9, info: 0, entsize: uint64(laneSize), data: lanes},      // 10
-		{name: ".cudbg.lntbl.dev0.sm0.cta0.wp1", typ: ShtLNTable, link: 9, info: 1, entsize: uint64(laneSize), data: lanes2},     // 11
+	rel, err := RelocateCubin(s.Cubin, s.Base)
+	if err != nil {
+		return nil, err
 	}
-	if s.NoGrid {
-		secs[5].typ, secs[5].data = 1, nil // PROGBITS: no grid table
+	images := []section{{name: ".cudbg.relfimg.dev0.0", typ: ShtRelfImg, addralign: 8, data: rel}}
+	if !s.SkipNonRelocated {
+		images = append(images, section{name: ".cudbg.elfimg.dev0.0", typ: ShtElfImg, addralign: 8, data: s.Cubin})
 	}
-	secs = append(secs, images...)
-	for _, x := range s.Extra {
+	return images, nil
+}
+
+// appendExtra appends the spec's extra sections, linked by name.
+func appendExtra(secs []section, extra []RawSection) ([]section, error) {
+	for _, x := range extra {
 		link := -1
 		for i, sec := range secs {
 			if sec.name == x.Link {
@@ -239,7 +280,7 @@ func Build(s Spec) ([]byte, error) {
 		secs = append(secs, section{name: x.Name, typ: x.Type, link: uint32(max(link, 0)), info: x.Info,
 			entsize: x.Entsize, addr: x.Addr, size: x.Size, addralign: 8, data: x.Data})
 	}
-	return writeELF(secs), nil
+	return secs, nil
 }
 
 // writeELF lays out an ELF64 core (ELFOSABI_CUDA) with the given sections
@@ -307,17 +348,62 @@ func RelocateCubin(cubin []byte, base uint64) ([]byte, error) {
 	if len(b) < 64 || string(b[:4]) != "\x7fELF" {
 		return nil, errors.New("not an ELF image")
 	}
-	shoff := le.Uint64(b[40:])
-	shent := uint64(le.Uint16(b[58:]))
-	shnum := uint64(le.Uint16(b[60:]))
-	if shent < 64 || shoff+shent*shnum > uint64(len(b)) {
+	img := &elfImage{b: b, shoff: le.Uint64(b[40:]), shent: uint64(le.Uint16(b[58:])), shnum: uint64(le.Uint16(b[60:]))}
+	if img.shent < 64 || img.shoff+img.shent*img.shnum > uint64(len(b)) {
 		return nil, errors.New("section headers out of range")
 	}
-	hdr := func(i uint64) []byte { return b[shoff+i*shent : shoff+(i+1)*shent] }
-	addr := make([]uint64, shnum)
+	addr := img.placeCode(base)
+	var symtab []byte
+	for i := uint64(1); i < img.shnum; i++ {
+		if le.Uint32(img.hdr(i)[4:]) == 2 { // SHT_SYMTAB
+			var err error
+			if symtab, err = img.data(i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Apply .debug_line relocations with the original symbol values.
+	if err := img.applyLineRelocations(addr, symtab); err != nil {
+		return nil, err
+	}
+	for o := uint64(24); o+24 <= uint64(len(symtab)); o += 24 {
+		e := symtab[o:]
+		shndx := uint64(le.Uint16(e[6:]))
+		if shndx > 0 && shndx < img.shnum && addr[shndx] != 0 {
+			le.PutUint64(e[8:], addr[shndx]+le.Uint64(e[8:]))
+		}
+	}
+	return b, nil
+}
+
+// elfImage is an ELF file being relocated in place.
+type elfImage struct {
+	b                   []byte
+	shoff, shent, shnum uint64
+}
+
+// hdr is section header i.
+func (img *elfImage) hdr(i uint64) []byte {
+	return img.b[img.shoff+i*img.shent : img.shoff+(i+1)*img.shent]
+}
+
+// data is the contents of section i.
+func (img *elfImage) data(i uint64) ([]byte, error) {
+	h := img.hdr(i)
+	off, size := le.Uint64(h[24:]), le.Uint64(h[32:])
+	if off+size > uint64(len(img.b)) || off+size < off {
+		return nil, fmt.Errorf("section %d out of range", i)
+	}
+	return img.b[off : off+size], nil
+}
+
+// placeCode gives each code section its device address from base on and
+// returns the address of every section (0 for the others).
+func (img *elfImage) placeCode(base uint64) []uint64 {
+	addr := make([]uint64, img.shnum)
 	next := base
-	for i := uint64(1); i < shnum; i++ {
-		h := hdr(i)
+	for i := uint64(1); i < img.shnum; i++ {
+		h := img.hdr(i)
 		if le.Uint64(h[8:])&0x4 == 0 { // SHF_EXECINSTR
 			continue
 		}
@@ -326,84 +412,70 @@ func RelocateCubin(cubin []byte, base uint64) ([]byte, error) {
 		le.PutUint64(h[16:], next)
 		next += le.Uint64(h[32:])
 	}
-	data := func(i uint64) ([]byte, error) {
-		h := hdr(i)
-		off, size := le.Uint64(h[24:]), le.Uint64(h[32:])
-		if off+size > uint64(len(b)) || off+size < off {
-			return nil, fmt.Errorf("section %d out of range", i)
-		}
-		return b[off : off+size], nil
-	}
-	var symtab []byte
-	for i := uint64(1); i < shnum; i++ {
-		if le.Uint32(hdr(i)[4:]) == 2 { // SHT_SYMTAB
-			var err error
-			if symtab, err = data(i); err != nil {
-				return nil, err
-			}
+	return addr
+}
+
+// applyLineRelocations applies the REL and RELA sections of .debug_line
+// against the symbols' sections placed at addr, and turns them into
+// SHT_NULL.
+func (img *elfImage) applyLineRelocations(addr []uint64, symtab []byte) error {
+	var debugLine uint64
+	for i := uint64(1); i < img.shnum; i++ {
+		if name := sectionName(img.b, img.hdr, le.Uint16(img.b[62:]), le.Uint32(img.hdr(i))); name == ".debug_line" {
+			debugLine = i
 		}
 	}
-	// Apply .debug_line relocations with the original symbol values.
+	for i := uint64(1); i < img.shnum && debugLine != 0; i++ {
+		h := img.hdr(i)
+		typ := le.Uint32(h[4:])
+		if (typ != 9 && typ != 4) || uint64(le.Uint32(h[44:])) != debugLine {
+			continue
+		}
+		rel, err := img.data(i)
+		if err != nil {
+			return err
+		}
+		dl, err := img.data(debugLine)
+		if err != nil {
+			return err
+		}
+		img.relocate(dl, rel, typ == 4, addr, symtab)
+		le.PutUint32(h[4:], 0) // SHT_NULL: applied
+	}
+	return nil
+}
+
+// relocate applies the relocations rel (RELA when rela, else REL) to dl.
+func (img *elfImage) relocate(dl, rel []byte, rela bool, addr []uint64, symtab []byte) {
 	symAddr := func(sym uint64) (uint64, bool) {
 		if sym == 0 || (sym+1)*24 > uint64(len(symtab)) {
 			return 0, false
 		}
 		e := symtab[sym*24:]
 		shndx := uint64(le.Uint16(e[6:]))
-		if shndx == 0 || shndx >= shnum {
+		if shndx == 0 || shndx >= img.shnum {
 			return 0, false
 		}
 		return addr[shndx] + le.Uint64(e[8:]), true
 	}
-	var debugLine uint64
-	for i := uint64(1); i < shnum; i++ {
-		h := hdr(i)
-		if name := sectionName(b, hdr, le.Uint16(b[62:]), le.Uint32(h)); name == ".debug_line" {
-			debugLine = i
-		}
+	ent := uint64(16)
+	if rela {
+		ent = 24
 	}
-	for i := uint64(1); i < shnum && debugLine != 0; i++ {
-		h := hdr(i)
-		typ := le.Uint32(h[4:])
-		if (typ != 9 && typ != 4) || uint64(le.Uint32(h[44:])) != debugLine {
-			continue
+	for o := uint64(0); o+ent <= uint64(len(rel)); o += ent {
+		off := le.Uint64(rel[o:])
+		sym := le.Uint64(rel[o+8:]) >> 32
+		a, ok := symAddr(sym)
+		if !ok || off+8 > uint64(len(dl)) || addr[le.Uint16(symtab[sym*24+6:])] == 0 {
+			continue // e.g. the .debug_str base: not an address
 		}
-		rel, err := data(i)
-		if err != nil {
-			return nil, err
+		if rela {
+			a += le.Uint64(rel[o+16:])
+		} else {
+			a += le.Uint64(dl[off:])
 		}
-		dl, err := data(debugLine)
-		if err != nil {
-			return nil, err
-		}
-		ent := uint64(16)
-		if typ == 4 {
-			ent = 24
-		}
-		for o := uint64(0); o+ent <= uint64(len(rel)); o += ent {
-			off := le.Uint64(rel[o:])
-			sym := le.Uint64(rel[o+8:]) >> 32
-			a, ok := symAddr(sym)
-			if !ok || off+8 > uint64(len(dl)) || addr[le.Uint16(symtab[sym*24+6:])] == 0 {
-				continue // e.g. the .debug_str base: not an address
-			}
-			if typ == 4 {
-				a += le.Uint64(rel[o+16:])
-			} else {
-				a += le.Uint64(dl[off:])
-			}
-			le.PutUint64(dl[off:], a)
-		}
-		le.PutUint32(h[4:], 0) // SHT_NULL: applied
+		le.PutUint64(dl[off:], a)
 	}
-	for o := uint64(24); o+24 <= uint64(len(symtab)); o += 24 {
-		e := symtab[o:]
-		shndx := uint64(le.Uint16(e[6:]))
-		if shndx > 0 && shndx < shnum && addr[shndx] != 0 {
-			le.PutUint64(e[8:], addr[shndx]+le.Uint64(e[8:]))
-		}
-	}
-	return b, nil
 }
 
 func sectionName(b []byte, hdr func(uint64) []byte, shstrndx uint16, off uint32) string {
