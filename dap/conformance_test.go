@@ -46,6 +46,9 @@ type conformanceCase struct {
 	// (a copy fetched from debuginfod); "" for a file of this machine,
 	// which has none.
 	ExpectOrigin string `json:"expectOrigin,omitempty"`
+	// ExpectText is line ExpectLine of the source served by reference
+	// when ExpectOrigin is set.
+	ExpectText string `json:"expectText,omitempty"`
 
 	Frames      []gdbFrame        `json:"frames"`
 	DerefFields map[string]string `json:"derefFields"`

@@ -1,6 +1,7 @@
 package dap_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/crashbuild"
@@ -13,7 +14,8 @@ import (
 // 127.0.0.1, in a private network namespace) still serving them, no
 // workspace: the top frame's source is the copy fetched into the
 // debuginfod cache (DEBUGINFOD_CACHE_PATH), its origin naming the server,
-// and the copy is read-only.
+// also served by sourceReference (so VS Code shows it read-only) with the
+// same text, and the copy is read-only.
 func TestDebugClientDebuginfodSource(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary, runs debuginfod and node")
@@ -27,6 +29,7 @@ func TestDebugClientDebuginfodSource(t *testing.T) {
 		Launch:       map[string]any{"coreFile": p.Core, "program": p.Exe},
 		ExpectSource: p.Fetched, ExpectLine: crashbuild.CrashLine,
 		ExpectOrigin: "read-only copy fetched from debuginfod " + p.Server.URL,
+		ExpectText:   strings.Split(crashbuild.CrashSource, "\n")[crashbuild.CrashLine-1],
 	}})
 	p.CheckFetched(t)
 }

@@ -1,32 +1,71 @@
 package dap
 
 import (
+	"io"
+	"os"
+	"path/filepath"
+
 	godap "github.com/google/go-dap"
 
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/framedoc"
 )
 
-// sourceRefs are the generated documents of frames without local source,
-// by sourceReference (1-based), one per distinct pc.
+// maxFileDoc caps the bytes of a file served by reference.
+const maxFileDoc = 16 << 20
+
+// sourceRefs are the documents served by sourceReference (1-based): the
+// generated ones of frames without local source, one per distinct pc, and
+// the read-only copies fetched from debuginfod, one per file.
 type sourceRefs struct {
-	docs []framedoc.Document
-	byPC map[string]int
+	docs   []refDoc
+	byPC   map[string]int
+	byFile map[string]int
+}
+
+// refDoc is a document and its mimeType ("" when unsaid).
+type refDoc struct {
+	framedoc.Document
+	mime string
+}
+
+func (r *sourceRefs) add(d refDoc) int {
+	r.docs = append(r.docs, d)
+	return len(r.docs)
+}
+
+// forFile returns the reference of the file at path (a fetched copy,
+// served by reference so that the editor shows it read-only), reading it
+// once, at most maxFileDoc bytes.
+func (r *sourceRefs) forFile(path string) int {
+	if ref, ok := r.byFile[path]; ok {
+		return ref
+	}
+	if r.byFile == nil {
+		r.byFile = map[string]int{}
+	}
+	text := ""
+	if f, err := os.Open(path); err == nil {
+		b, _ := io.ReadAll(io.LimitReader(f, maxFileDoc))
+		f.Close()
+		text = string(b)
+	}
+	r.byFile[path] = r.add(refDoc{Document: framedoc.Document{Name: filepath.Base(path), Text: text}})
+	return r.byFile[path]
 }
 
 // forFrame returns f's document and its reference, rendering it once.
 func (r *sourceRefs) forFrame(sess *analysis.Session, f analysis.Frame) (int, framedoc.Document) {
 	key := f.PC + "\x00" + f.Function
 	if ref, ok := r.byPC[key]; ok {
-		return ref, r.docs[ref-1]
+		return ref, r.docs[ref-1].Document
 	}
 	if r.byPC == nil {
 		r.byPC = map[string]int{}
 	}
 	doc := framedoc.ForFrame(sess, f)
-	r.docs = append(r.docs, doc)
-	r.byPC[key] = len(r.docs)
-	return len(r.docs), doc
+	r.byPC[key] = r.add(refDoc{Document: doc, mime: "text/x-asm"})
+	return r.byPC[key], doc
 }
 
 func (s *Server) onSource(r *godap.SourceRequest) {
@@ -40,6 +79,6 @@ func (s *Server) onSource(r *godap.SourceRequest) {
 		return
 	}
 	resp := &godap.SourceResponse{Response: response(&r.Request)}
-	resp.Body = godap.SourceResponseBody{Content: docs[ref-1].Text, MimeType: "text/x-asm"}
+	resp.Body = godap.SourceResponseBody{Content: docs[ref-1].Text, MimeType: docs[ref-1].mime}
 	s.send(resp)
 }

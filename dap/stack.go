@@ -65,7 +65,10 @@ func (v *crashView) stackFrame(ti, fi int) godap.StackFrame {
 	if p := v.localPath(f); p != "" && f.Line > 0 {
 		sf.Source = &godap.Source{Name: filepath.Base(p), Path: p}
 		if from := v.res.FetchedFrom(p); from != "" {
+			// By reference too: the editor then asks for the content and
+			// shows it read-only (DAP: sourceReference wins over path).
 			sf.Source.Origin = "read-only copy fetched from " + from
+			sf.Source.SourceReference = v.sources.forFile(p)
 		}
 		if v.aboveCulprit(ti, fi) {
 			// VS Code focuses the first frame whose source is not

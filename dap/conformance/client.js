@@ -71,6 +71,13 @@ async function runLookup(c) {
     const origin = (top.source && top.source.origin) || '';
     assert.ok(c.expectOrigin ? origin.includes(c.expectOrigin) : origin === '',
       `${c.name}: source origin ${JSON.stringify(origin)}, want ${JSON.stringify(c.expectOrigin || '')}`);
+    if (c.expectOrigin) {
+      // A fetched copy comes by reference too, so the editor shows it read-only.
+      const ref = top.source.sourceReference;
+      assert.ok(ref > 0, `${c.name}: fetched source has no sourceReference`);
+      const content = (await dc.sourceRequest({ source: top.source, sourceReference: ref })).body.content;
+      eq(content.split('\n')[c.expectLine - 1], c.expectText, `${c.name}: line ${c.expectLine} of the source by reference`);
+    }
     const { args } = await variablesOf(dc, top.id);
     eq(args.map((a) => `${a.name}=${a.value}`).join(' '), 'p=0x0 scale=3', `${c.name}: arguments`);
     await dc.disconnectRequest({});
