@@ -4,7 +4,9 @@
 #   - Neovim 0.7.2 (Debian bookworm), 0.10.4 (trixie) and 0.12.x (forky):
 #     headless runs of editors/nvim/test/test.lua
 #   - VS Code: code-server 4.139.1 in Debian's Chromium through playwright-core,
-#     with the .vsix built here (editors/vscode/test/e2e.mjs)
+#     with the .vsix built here (editors/vscode/test/e2e.mjs), including a
+#     `faultline dap` session whose Call Stack and Variables are checked
+#     against gdb and against the frames the Neovim runs' :FaultlineDebug got
 # Screenshots land in the run's output directory; with --update-screenshots
 # (or FAULTLINE_UPDATE_SCREENSHOTS=1) in editors/screenshots/, the ones the
 # README shows. Installs are cached under
@@ -21,9 +23,10 @@ start=$SECONDS
 step() { printf '== %s (%ds)\n' "$*" $((SECONDS - start)); }
 die() { echo "editors: setup failed: $*" >&2; echo "editors: 0 passed, 1 failed"; exit 1; }
 
-# 1. apt: Neovim 0.7.2, Chromium, and libkrb5-dev for code-server's native modules.
+# 1. apt: Neovim 0.7.2, Chromium, libkrb5-dev for code-server's native modules,
+# and gdb (the VS Code debug checks compare with it).
 missing=()
-for p in neovim chromium libkrb5-dev; do
+for p in neovim chromium libkrb5-dev gdb; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -92,7 +95,7 @@ count "$out/nvim.txt"
 
 step "VS Code tests"
 node "$here/vscode/test/e2e.mjs" --vsix "$here/vscode/faultline-linux-x64.vsix" --out "$out/vscode" \
-  --shots "$shots" --nvim-html "$out/nvim/nvim-culprit.html" | tee "$out/vscode.txt"
+  --shots "$shots" --nvim-html "$out/nvim/nvim-culprit.html" --nvim-frames "$out/nvim" | tee "$out/vscode.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || grep -q '^not ok' "$out/vscode.txt" || echo "not ok - vscode: e2e.mjs failed" >> "$out/vscode.txt"
 count "$out/vscode.txt"
 

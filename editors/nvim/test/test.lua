@@ -320,12 +320,23 @@ do
   end)
   if stopped then
     local st = send('stackTrace', { threadId = stopped.body.threadId })
-    check('its stackTrace starts value_of at null_inline.cpp:16', 20000, function()
+    local trace = check('its stackTrace starts value_of at null_inline.cpp:16', 20000, function()
       local r = find(function(m) return m.type == 'response' and m.request_seq == st end)
       local f = r and r.body.stackFrames[1]
-      return f and f.name == 'value_of' and f.line == 16 and f.source.path:match('null_inline%.cpp$') and true or nil,
+      return f and f.name == 'value_of' and f.line == 16 and f.source.path:match('null_inline%.cpp$') and r or nil,
         vim.inspect(f)
     end)
+    -- The frames nvim-dap would list, one "name file:line" a line, for the
+    -- VS Code run to compare with its Call Stack (editors/test.sh passes
+    -- this directory to e2e.mjs as --nvim-frames).
+    if trace and html_dir then
+      local lines = {}
+      for _, f in ipairs(trace.body.stackFrames) do
+        table.insert(lines, string.format('%s %s:%d', f.name, f.source and f.source.path and
+          vim.fn.fnamemodify(f.source.path, ':t') or '?', f.line))
+      end
+      vim.fn.writefile(lines, string.format('%s/dap-frames-%d.%d.%d.txt', html_dir, version.major, version.minor, version.patch))
+    end
   end
   send('disconnect', vim.empty_dict())
   record(vim.fn.jobwait({ job }, 10000)[1] == 0, 'faultline dap exits 0 after disconnect', 'job still running or failed')

@@ -11,15 +11,28 @@
 // window without crash files, the Explorer's "Faultline: Analyze Crash Dump"
 // on a core, and a core opened from the Explorer shows the crash editor.
 //
+// Then the post-mortem debugger: "Faultline: Debug Crash Dump…" on the same
+// core starts a `faultline dap` session; the Call Stack must show it stopped
+// on an exception with gdb's frames of the crashing thread (names and order
+// from gdb's bt on the core, run here), a click on a caller frame must open
+// its line, and the Variables view must show each selected frame's
+// arguments with the values gdb's `info args` prints.
+//
+// With --nvim-frames DIR (editors/test.sh passes its Neovim output folder)
+// the Call Stack must also list the frames each Neovim's :FaultlineDebug
+// session got (DIR/dap-frames-VERSION.txt).
+//
 //   node e2e.mjs --vsix faultline-linux-x64.vsix [--server /path/to/faultline] --out DIR --shots DIR
+//       [--nvim-html FILE] [--nvim-frames DIR]
 // Prints "ok - ..." / "not ok - ..." per check and "vscode: N passed, M failed".
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -100,6 +113,49 @@ function run(cmd, args, opts) {
   });
 }
 
+/**
+ * gdbStack runs gdb on a gzip'd core: the crashing thread's frames as bt
+ * names them ({name, file, line, args}), args being `info args` of each
+ * frame as "name = value" pairs.
+ */
+function gdbStack(coreGz, program) {
+  const core = path.join(outDir, path.basename(coreGz, '.gz'));
+  fs.writeFileSync(core, zlib.gunzipSync(fs.readFileSync(coreGz)));
+  const args = ['-batch', '-nx', '-ex', 'set pagination off', '-ex', 'set width 0', '-ex', 'set print pretty off', '-ex', 'echo @@BT\\n', '-ex', 'bt'];
+  for (let i = 0; i < 12; i++) {
+    args.push('-ex', `echo @@ARGS ${i}\\n`, '-ex', `frame ${i}`, '-ex', 'info args');
+  }
+  // Frames past the last one make gdb complain (and may set its exit
+  // status); what it printed is what counts.
+  const res = spawnSync('gdb', [...args, program, core], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180000 });
+  if (res.error) {
+    throw res.error;
+  }
+  const out = res.stdout;
+  const frames = [];
+  let section = '';
+  let frame = -1;
+  for (const line of out.split('\n')) {
+    const marker = /^@@(\w+) ?(\d*)$/.exec(line);
+    if (marker) {
+      [section, frame] = [marker[1], Number(marker[2])];
+      continue;
+    }
+    let m;
+    if (section === 'BT' && /^#\d+\s+<signal handler called>/.test(line)) {
+      frames.push({ name: '<signal handler called>', args: [] });
+    } else if (section === 'BT' && (m = /^#(\d+)\s+(?:0x[0-9a-f]+ in )?(\S+) \(.*\)(?: at (\S+):(\d+))?/.exec(line))) {
+      frames.push({ name: m[2], file: m[3], line: Number(m[4]), args: [] });
+    } else if (section === 'ARGS' && frames[frame] && (m = /^([A-Za-z_]\w*) = (.*)$/.exec(line))) {
+      frames[frame].args.push([m[1], m[2]]);
+    }
+  }
+  if (frames.length === 0) {
+    throw new Error(`gdb printed no frames:\n${out}${res.stderr}`);
+  }
+  return frames;
+}
+
 async function main() {
   fs.mkdirSync(outDir, { recursive: true });
   fs.mkdirSync(shotsDir, { recursive: true });
@@ -165,6 +221,8 @@ async function main() {
   );
   let browser;
   try {
+    // gdb's view of the core the debug session opens.
+    const stack = gdbStack(dump, exe);
     const base = `http://127.0.0.1:${port}`;
     await waitFor(60000, async () => (await fetch(`${base}/healthz`)).ok, 'code-server /healthz');
     browser = await chromium.launch({
@@ -199,6 +257,7 @@ async function main() {
     // extension host has scanned it: its activity-bar entry shows then.
     await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().waitFor({ timeout: 60000 });
     await checks(page);
+    await debugChecks(page, stack);
     const nvimHtml = arg('nvim-html');
     if (nvimHtml && fs.existsSync(nvimHtml)) {
       // Neovim's own rendering (:TOhtml of the test's window), photographed for the README.
@@ -245,7 +304,7 @@ async function explorerRow(page) {
   await page.locator('.action-label[aria-label^="Collapse Folders in Explorer"]').first().click();
   await tree.locator('.monaco-list-row', { hasText: /^cores$/ }).first().click();
   const file = tree.locator('.monaco-list-row', { hasText: 'null_inline.core.gz' }).first();
-  await file.waitFor({ timeout: 20000 });
+  await file.waitFor({ timeout: 60000 });
   await file.scrollIntoViewIfNeeded();
   return file;
 }
@@ -257,14 +316,15 @@ async function runCommand(page, title) {
   const input = page.locator('.quick-input-widget input[type="text"]').first();
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   await waitFor(
-    30000,
+    120000,
     async () => {
       await page.keyboard.press('F1');
-      await input.waitFor({ timeout: 10000 });
-      await input.fill('>');
-      await page.keyboard.type(title, { delay: 5 });
+      await input.waitFor({ timeout: 15000 });
+      // fill writes into the palette's input element itself: no key can
+      // reach an editor when the palette is slow to take the focus.
+      await input.fill(`>${title}`);
       try {
-        await row.waitFor({ timeout: 3000 });
+        await row.waitFor({ timeout: 10000 });
         return true;
       } catch {
         await page.keyboard.press('Escape');
@@ -280,32 +340,36 @@ async function runCommand(page, title) {
 async function pickPath(page, file, titlePart) {
   const widget = page.locator('.quick-input-widget').first();
   await waitFor(
-    20000,
+    60000,
     async () => (await widget.isVisible()) && (await widget.innerText()).includes(titlePart),
     `a file dialog titled "${titlePart}"`,
   );
   const input = widget.locator('input[type="text"]').first();
+  const open = async () => (await widget.isVisible()) && (await widget.innerText()).includes(titlePart);
   // Wait for the dialog to list its starting folder, then type over its
   // path until the dialog keeps what was typed (it rewrites the value while
-  // it initializes).
-  await waitFor(20000, async () => (await input.inputValue()).startsWith('/'), 'the dialog path');
+  // it initializes) and press Enter; a slow dialog may still rewrite it or
+  // miss the Enter, so repeat until it closes.
+  await waitFor(60000, async () => (await input.inputValue()).startsWith('/'), 'the dialog path');
   let typed = 0;
+  let entered = 0;
   await waitFor(
-    20000,
+    120000,
     async () => {
+      if (!(await open())) {
+        return true;
+      }
       if ((await input.inputValue()) !== file) {
         await input.fill(file);
         typed = Date.now();
-        return false;
+      } else if (Date.now() - typed > 500 && Date.now() - entered > 5000) {
+        await input.press('Enter');
+        entered = Date.now();
       }
-      return Date.now() - typed > 500;
+      return false;
     },
-    `the dialog to keep ${file}`,
+    `the "${titlePart}" dialog to accept ${file}`,
   );
-  if (process.env.E2E_DEBUG) await page.screenshot({ path: path.join(outDir, `pick-${path.basename(file)}-1.png`) });
-  await input.press('Enter');
-  await waitFor(20000, async () => !(await widget.isVisible()) || !(await widget.innerText()).includes(titlePart),
-    `the "${titlePart}" dialog to accept ${file}`);
 }
 
 async function shot(page, name) {
@@ -339,7 +403,7 @@ async function checks(page) {
     const row = await explorerRow(page);
     await row.click({ button: 'right' });
     const item = page.locator('.context-view .action-item', { hasText: 'Faultline: Analyze Crash Dump' }).first();
-    await item.waitFor({ timeout: 10000 });
+    await item.waitFor({ timeout: 30000 });
     await item.click();
     const st = page.locator('.statusbar-item', { hasText: 'SIGSEGV' }).first();
     await st.waitFor({ timeout: 60000 });
@@ -354,7 +418,7 @@ async function checks(page) {
     try {
       const row = await explorerRow(page);
       await row.dblclick();
-      await page.locator('.tab.active', { hasText: 'null_inline.core.gz' }).waitFor({ timeout: 20000 });
+      await page.locator('.tab.active', { hasText: 'null_inline.core.gz' }).waitFor({ timeout: 60000 });
       const body = page.frameLocator('iframe.webview').frameLocator('#active-frame').locator('body');
       await waitFor(60000, async () => /SIGSEGV/.test(await body.innerText({ timeout: 5000 })), 'the crash editor naming SIGSEGV');
       await shot(page, 'vscode-crash-editor.png');
@@ -375,7 +439,7 @@ async function checks(page) {
   const editor = page.locator('.editor-instance .monaco-editor').first();
   await check('null_inline.cpp opens at the culprit line', async () => {
     await page.locator('.tab.active', { hasText: 'null_inline.cpp' }).waitFor({ timeout: 60000 });
-    await waitFor(20000, async () => /Ln 16,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 16"');
+    await waitFor(60000, async () => /Ln 16,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 16"');
   });
 
   await check('an error squiggle on line 16', async () => {
@@ -408,7 +472,7 @@ async function checks(page) {
 
   await check('status bar shows the signal and culprit', async () => {
     const item = page.locator('.statusbar-item', { hasText: 'SIGSEGV' }).first();
-    await item.waitFor({ timeout: 20000 });
+    await item.waitFor({ timeout: 60000 });
     const text = await item.innerText();
     return /SIGSEGV · null_inline\.cpp:16/.test(text) || `status item: ${text}`;
   });
@@ -418,7 +482,7 @@ async function checks(page) {
   await check('Problems panel lists the faultline error at Ln 16', async () => {
     await runCommand(page, 'View: Focus Problems');
     const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'NULL pointer' }).first();
-    await row.waitFor({ timeout: 20000 });
+    await row.waitFor({ timeout: 60000 });
     const text = (await row.innerText()).replace(/\s+/g, ' ');
     return (/faultline/.test(text) && /\[Ln 16, Col \d+\]/.test(text)) || `problem row: ${text}`;
   });
@@ -426,9 +490,9 @@ async function checks(page) {
   await check('Crash view lists the crashed thread and its frames', async () => {
     await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().click();
     const tree = page.locator('.pane', { hasText: 'Crash' }).locator('.monaco-list').first();
-    await tree.locator('.monaco-list-row', { hasText: 'Thread 24623' }).waitFor({ timeout: 20000 });
+    await tree.locator('.monaco-list-row', { hasText: 'Thread 24623' }).waitFor({ timeout: 60000 });
     for (const fn of ['#0 value_of', '#1 next_value', '#2 add_next', '#3 sum_prefix', '#4 main']) {
-      await tree.locator('.monaco-list-row', { hasText: fn }).first().waitFor({ timeout: 10000 });
+      await tree.locator('.monaco-list-row', { hasText: fn }).first().waitFor({ timeout: 30000 });
     }
     const rows = (await tree.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
     return rows.some((r) => /Thread 24623.*crashed/.test(r)) || `rows: ${rows.join(' | ')}`;
@@ -439,15 +503,226 @@ async function checks(page) {
   await check('clicking frame #3 sum_prefix in the Crash view jumps to line 25', async () => {
     const tree = page.locator('.pane', { hasText: 'Crash' }).locator('.monaco-list').first();
     await tree.locator('.monaco-list-row', { hasText: '#3 sum_prefix' }).first().click();
-    await waitFor(20000, async () => /Ln 25,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 25"');
+    await waitFor(60000, async () => /Ln 25,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 25"');
   });
 
   await check('running the "↑ caller #4 main" lens on line 25 moves to line 34', async () => {
-    const lens = page.locator('.codelens-decoration a', { hasText: 'caller #4 main' }).first();
-    await lens.waitFor({ timeout: 20000 });
+    // The editor may keep lens widgets of lines out of view in the DOM,
+    // hidden: click the one drawn.
+    const lenses = page.locator('.codelens-decoration a', { hasText: 'caller #4 main' });
+    let lens;
+    try {
+      lens = await waitFor(60000, async () => {
+        for (const l of await lenses.all()) {
+          if (await l.isVisible()) {
+            return l;
+          }
+        }
+        return null;
+      }, 'a drawn "caller #4 main" lens');
+    } catch (e) {
+      const drawn = await page.locator('.codelens-decoration').evaluateAll((ds) => ds.map((d) => d.outerHTML).join('\n'));
+      return `${e.message}; lens widgets: ${drawn}`;
+    }
     await lens.click();
-    await waitFor(20000, async () => /Ln 34,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 34"');
+    await waitFor(60000, async () => /Ln 34,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 34"');
   });
+}
+
+/**
+ * editorLine returns the text the active editor draws for a line number, or
+ * null when it is not drawn. Inlay hints the language server adds after the
+ * code are part of it.
+ */
+function editorLine(editor, n) {
+  return editor.evaluate((ed, n) => {
+    for (const num of ed.querySelectorAll('.margin-view-overlays .line-numbers')) {
+      if (num.textContent.trim() !== String(n)) {
+        continue;
+      }
+      const top = num.parentElement.style.top;
+      for (const l of ed.querySelectorAll('.view-lines .view-line')) {
+        if (l.style.top === top) {
+          return l.textContent;
+        }
+      }
+    }
+    return null;
+  }, n);
+}
+
+/** decoratedLines lists the line numbers the active editor draws with an overlay of class cls. */
+function decoratedLines(editor, cls) {
+  return editor.evaluate((ed, cls) => {
+    const tops = {};
+    for (const n of ed.querySelectorAll('.margin-view-overlays .line-numbers')) {
+      tops[n.parentElement.style.top] = n.textContent.trim();
+    }
+    return [...ed.querySelectorAll(`.view-overlays .${cls}`)].map((d) => tops[d.parentElement.style.top]).filter(Boolean);
+  }, cls);
+}
+
+/** drawsLine checks that the editor draws gdb frame f's line as the workspace copy of its file has it. */
+async function drawsLine(editor, f) {
+  const want = fs.readFileSync(path.join(workspace, f.file), 'utf8').split('\n')[f.line - 1];
+  const shown = await editorLine(editor, f.line);
+  return (want.trim() !== '' && visible(shown).startsWith(visible(want))) ||
+    `line ${f.line} reads ${JSON.stringify(shown)}, ${f.file} has ${JSON.stringify(want)}`;
+}
+
+/**
+ * visible keeps the printable non-blank characters of a line: the editor
+ * draws spaces as no-break spaces and adds glyphs (the stack frame's column
+ * marker) as injected text.
+ */
+function visible(text) {
+  return (text ?? '').replace(/[^\x21-\x7e]/g, '');
+}
+
+/**
+ * sameAsNeovim compares the Call Stack's frames ("name file:line") with the
+ * ones each Neovim of editors/test.sh got from the adapter its
+ * :FaultlineDebug launch started (dir/dap-frames-VERSION.txt, written by
+ * editors/nvim/test/test.lua).
+ */
+async function sameAsNeovim(stack, dir) {
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^dap-frames-.*\.txt$/.test(f)).sort() : [];
+  if (files.length === 0) {
+    return `no dap-frames-*.txt in ${dir}: the Neovim runs wrote no frames`;
+  }
+  const shown = await stack.locator('.stack-frame').evaluateAll((rows) =>
+    rows.map((r) => {
+      const name = r.querySelector('span.expression')?.textContent ?? '';
+      const file = r.querySelector('.file-name')?.textContent ?? '?';
+      const line = (r.querySelector('.line-number')?.textContent ?? '').split(':')[0];
+      return `${name} ${file}:${line}`;
+    }),
+  );
+  for (const f of files) {
+    const want = fs.readFileSync(path.join(dir, f), 'utf8').trim().split('\n');
+    if (want.join('|') !== shown.join('|')) {
+      return `${f}: ${want.join(', ')}; the Call Stack: ${shown.join(', ')}`;
+    }
+  }
+  console.log(`# the Call Stack and Neovim (${files.join(', ')}): ${shown.join(', ')}`);
+  return true;
+}
+
+/** variableRows reads the Variables view: "name: value" per drawn row. */
+async function variableRows(page) {
+  return page.locator('.debug-variables .monaco-list-row').evaluateAll((rows) =>
+    rows.map((r) => {
+      const name = r.querySelector('.expression .name');
+      const value = r.querySelector('.expression .value');
+      // The name is drawn as "n =" (or "n:" in older versions).
+      return name ? `${name.textContent.replace(/\s*[:=]\s*$/, '')}: ${value ? value.textContent : ''}` : r.textContent;
+    }),
+  );
+}
+
+/** argsShown waits until the Variables view shows every one of gdb's arguments of frame f with gdb's value. */
+async function argsShown(page, f) {
+  const want = f.args.map(([n, v]) => `${n}: ${v}`);
+  let rows = [];
+  try {
+    await waitFor(60000, async () => {
+      rows = await variableRows(page);
+      return want.every((w) => rows.includes(w));
+    }, `the arguments of ${f.name}`);
+  } catch {
+    return `gdb's info args in ${f.name}: ${want.join(', ')}; the Variables view: ${rows.join(' | ')}`;
+  }
+  return want.length > 0 || `gdb lists no arguments of ${f.name}`;
+}
+
+/**
+ * debugChecks starts a `faultline dap` session on the dump through
+ * "Faultline: Debug Crash Dump…" and checks the Call Stack and Variables
+ * views against gdb's view of the same core (frames: gdbStack's).
+ */
+async function debugChecks(page, frames) {
+  currentPage = page;
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  const stack = page.locator('.debug-call-stack');
+  await runCommand(page, 'View: Close All Editors').catch(() => {});
+  const started = await check('"Faultline: Debug Crash Dump…" starts a session that stops on an exception', async () => {
+    // The side bar shows the Run and Debug view from the start: the
+    // Crash view holds it otherwise, and the debugger does not take it.
+    await runCommand(page, 'View: Show Run and Debug');
+    await runCommand(page, 'Faultline: Debug Crash Dump…');
+    await pickPath(page, dump, 'Debug Crash Dump');
+    await pickPath(page, exe, 'Executable of the crashed program');
+    let shown = Date.now();
+    await waitFor(180000, async () => {
+      if (await stack.first().isVisible()) {
+        return true;
+      }
+      if (Date.now() - shown > 30000) {
+        await runCommand(page, 'View: Show Run and Debug');
+        shown = Date.now();
+      }
+      return false;
+    }, 'the Call Stack view');
+    // The Call Stack marks a stop with reason "exception" by the class
+    // "exception" on the state label: in its title when one session has
+    // one thread, else on the thread's (or session's) row.
+    const label = page.locator('.call-stack-state-message .label.exception, .debug-call-stack .state.label.exception').first();
+    await label.waitFor({ timeout: 120000 });
+    const text = await label.innerText();
+    return /SIGSEGV/.test(text) || `state label: ${text}`;
+  });
+  if (!started) {
+    return;
+  }
+  const names = frames.map((f) => f.name);
+  await check(`the Call Stack lists gdb's frames of the crashing thread in order (${names.join(', ')})`, async () => {
+    let shown = [];
+    try {
+      await waitFor(120000, async () => {
+        shown = await stack.locator('.stack-frame > span.expression').allInnerTexts();
+        return shown.join('|') === names.join('|');
+      }, 'the frames');
+    } catch {
+      return `gdb bt: ${names.join(', ')}; the Call Stack: ${shown.join(', ')}`;
+    }
+  });
+  const nvimFrames = arg('nvim-frames');
+  if (nvimFrames) {
+    await check('Neovim\'s :FaultlineDebug session lists the frames of this Call Stack (names, order, file:line)', () =>
+      sameAsNeovim(stack, nvimFrames));
+  }
+  const top = frames[0];
+  await check(`the editor opens the top frame ${top.name} at ${top.file}:${top.line}`, async () => {
+    await page.locator('.tab.active', { hasText: top.file }).waitFor({ timeout: 60000 });
+    await waitFor(60000, async () => (await decoratedLines(editor, 'debug-top-stack-frame-line')).includes(String(top.line)),
+      `the top-stack-frame line ${top.line}`);
+    return drawsLine(editor, top);
+  });
+  const focused = await stack.locator('.monaco-list-row.selected .stack-frame > span.expression').first().innerText().catch(() => '');
+  const stoppedIn = frames.find((f) => f.name === focused) || top;
+  await check(`the Variables view shows the arguments of ${stoppedIn.name} (the frame stopped in) as gdb's info args`, () =>
+    argsShown(page, stoppedIn));
+  await shot(page, 'vscode-callstack.png');
+
+  // The outermost frame with source and arguments: a caller, not the top.
+  const caller = [...frames].reverse().find((f) => f.file && f.args.length > 0 && f !== top);
+  await check(`clicking caller frame ${caller.name} in the Call Stack opens ${caller.file} at line ${caller.line}`, async () => {
+    const row = stack.locator('.monaco-list-row', { has: page.locator('.stack-frame > span.expression', { hasText: new RegExp(`^${caller.name}$`) }) });
+    await row.first().click();
+    await page.locator('.tab.active', { hasText: caller.file }).waitFor({ timeout: 60000 });
+    await waitFor(60000, async () => new RegExp(`Ln ${caller.line},`).test(await page.locator('.statusbar').innerText()),
+      `status bar "Ln ${caller.line}"`);
+    await waitFor(60000, async () => (await decoratedLines(editor, 'debug-focused-stack-frame-line')).includes(String(caller.line)),
+      `the focused-stack-frame line ${caller.line}`);
+    const badge = (await row.first().locator('.file').innerText()).replace(/\s+/g, ' ');
+    if (!badge.startsWith(`${caller.file} ${caller.line}:`)) {
+      return `the frame's row names ${badge}`;
+    }
+    return drawsLine(editor, caller);
+  });
+  await check(`the Variables view shows the arguments of ${caller.name} as gdb's info args`, () => argsShown(page, caller));
+  await shot(page, 'vscode-variables.png');
+  await runCommand(page, 'Debug: Stop').catch(() => {});
 }
 
 try {
