@@ -254,17 +254,12 @@ func (d *Debuginfod) download(ctx context.Context, id, kind, source, cached stri
 
 // get downloads one URL into cached (atomically, through a temporary file).
 func (d *Debuginfod) get(parent context.Context, server, u, cached string) (string, error) {
-	timeout := d.Timeout
-	if timeout <= 0 {
-		timeout = DefaultDebuginfodTimeout
-	}
-	maxTime := d.MaxTime
-	if maxTime <= 0 {
-		maxTime = DefaultDebuginfodMaxTime
-	}
-	ctx, cancel := context.WithTimeout(parent, maxTime)
+	dl := &download{d: d, parent: parent, server: server, u: u}
+	dl.timeout, dl.maxTime, dl.maxSize = d.limits()
+	var cancel context.CancelFunc
+	dl.ctx, cancel = context.WithTimeout(parent, dl.maxTime)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req, err := http.NewRequestWithContext(dl.ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", err
 	}
@@ -272,77 +267,122 @@ func (d *Debuginfod) get(parent context.Context, server, u, cached string) (stri
 		req.Header[k] = vs
 	}
 	req.Header.Set("User-Agent", "faultline")
-	client := d.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
 	// The timer bounds the wait for headers, then each stall of the body.
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(timeout, func() { timedOut.Store(true); cancel() })
-	defer timer.Stop()
-	if d.Progress != nil {
-		d.Progress("debuginfod: fetching " + u)
-	}
-	resp, err := client.Do(req)
+	dl.timer = time.AfterFunc(dl.timeout, func() { dl.timedOut.Store(true); cancel() })
+	defer dl.timer.Stop()
+	resp, err := dl.do(req)
 	if err != nil {
-		if timedOut.Load() {
-			err = fmt.Errorf("no answer within %v", timeout)
-		}
-		if parent.Err() == nil {
-			d.markDown(server, err)
-		}
-		return "", fmt.Errorf("%s: %w", server, err)
+		return "", err
 	}
 	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return "", ErrNotFound
-	case resp.StatusCode != http.StatusOK:
-		return "", fmt.Errorf("%s: %s", u, resp.Status)
-	}
-	maxSize := d.MaxSize
-	if maxSize <= 0 {
-		maxSize = defaultMaxSize
-	}
-	if resp.ContentLength > maxSize {
-		return "", fmt.Errorf("%s: %d bytes is more than the %d allowed (DEBUGINFOD_MAXSIZE)", u, resp.ContentLength, maxSize)
-	}
-	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(cached), ".tmp-*")
+	n, err := dl.save(resp.Body, cached)
 	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	n, err := io.Copy(tmp, &stallReader{r: io.LimitReader(resp.Body, maxSize+1), timer: timer, timeout: timeout})
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		switch {
-		case timedOut.Load():
-			err = fmt.Errorf("download stalled for %v", timeout)
-			d.markDown(server, err)
-		case parent.Err() == nil && ctx.Err() != nil:
-			err = fmt.Errorf("download not done within %v (DEBUGINFOD_MAXTIME)", maxTime)
-			d.markDown(server, err)
-		}
-		return "", fmt.Errorf("%s: %w", u, err)
-	}
-	if n > maxSize {
-		return "", fmt.Errorf("%s: more than the %d bytes allowed (DEBUGINFOD_MAXSIZE)", u, maxSize)
-	}
-	if n == 0 {
-		return "", fmt.Errorf("%s: empty answer", u)
-	}
-	if err := os.Rename(tmp.Name(), cached); err != nil {
 		return "", err
 	}
 	if d.Progress != nil {
 		d.Progress(fmt.Sprintf("debuginfod: fetched %s (%d bytes)", u, n))
 	}
 	return cached, nil
+}
+
+// limits are the client's per-stall timeout, time for a whole download and
+// largest answer, defaults filled in.
+func (d *Debuginfod) limits() (timeout, maxTime time.Duration, maxSize int64) {
+	timeout, maxTime, maxSize = d.Timeout, d.MaxTime, d.MaxSize
+	if timeout <= 0 {
+		timeout = DefaultDebuginfodTimeout
+	}
+	if maxTime <= 0 {
+		maxTime = DefaultDebuginfodMaxTime
+	}
+	if maxSize <= 0 {
+		maxSize = defaultMaxSize
+	}
+	return timeout, maxTime, maxSize
+}
+
+// download is one GET of get, bounded in time and size.
+type download struct {
+	d                *Debuginfod
+	parent, ctx      context.Context // the caller's; the one bounded by maxTime
+	server, u        string
+	timeout, maxTime time.Duration
+	maxSize          int64
+	timer            *time.Timer // cancels ctx after timeout without progress
+	timedOut         atomic.Bool
+}
+
+// do sends the request and returns the answer if it is a 200 of an
+// allowed size. A server that does not answer is marked down.
+func (dl *download) do(req *http.Request) (*http.Response, error) {
+	client := dl.d.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if dl.d.Progress != nil {
+		dl.d.Progress("debuginfod: fetching " + dl.u)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if dl.timedOut.Load() {
+			err = fmt.Errorf("no answer within %v", dl.timeout)
+		}
+		if dl.parent.Err() == nil {
+			dl.d.markDown(dl.server, err)
+		}
+		return nil, fmt.Errorf("%s: %w", dl.server, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		err = ErrNotFound
+	case resp.StatusCode != http.StatusOK:
+		err = fmt.Errorf("%s: %s", dl.u, resp.Status)
+	case resp.ContentLength > dl.maxSize:
+		err = fmt.Errorf("%s: %d bytes is more than the %d allowed (DEBUGINFOD_MAXSIZE)", dl.u, resp.ContentLength, dl.maxSize)
+	}
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp, nil
+}
+
+// save writes body into cached through a temporary file and returns its
+// size. A stalled or too slow download marks the server down.
+func (dl *download) save(body io.Reader, cached string) (int64, error) {
+	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(cached), ".tmp-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	n, err := io.Copy(tmp, &stallReader{r: io.LimitReader(body, dl.maxSize+1), timer: dl.timer, timeout: dl.timeout})
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		switch {
+		case dl.timedOut.Load():
+			err = fmt.Errorf("download stalled for %v", dl.timeout)
+			dl.d.markDown(dl.server, err)
+		case dl.parent.Err() == nil && dl.ctx.Err() != nil:
+			err = fmt.Errorf("download not done within %v (DEBUGINFOD_MAXTIME)", dl.maxTime)
+			dl.d.markDown(dl.server, err)
+		}
+		return 0, fmt.Errorf("%s: %w", dl.u, err)
+	}
+	if n > dl.maxSize {
+		return 0, fmt.Errorf("%s: more than the %d bytes allowed (DEBUGINFOD_MAXSIZE)", dl.u, dl.maxSize)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s: empty answer", dl.u)
+	}
+	if err := os.Rename(tmp.Name(), cached); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // stallReader re-arms the stall timer on every read that makes progress.

@@ -48,91 +48,107 @@ func (r *dieReader) readAttrs(df *dwarfFile, a *abbrev, unitOff uint64, bases *u
 		if r.bad {
 			return
 		}
-		switch at.attr {
-		case dwarf.AttrName:
-			if v.class == valStr && out.name == 0 {
-				out.name = strRef(v.u)
-			}
-		case dwarf.AttrLinkageName, attrMIPSLinkageName:
-			if v.class == valStr && out.linkage == 0 {
-				out.linkage = strRef(v.u)
-			}
-		case dwarf.AttrAbstractOrigin:
-			if v.class == valRef && out.origin == 0 {
-				out.origin = v.u
-			}
-			out.noteTarget(3, v)
-		case dwarf.AttrSpecification:
-			if v.class == valRef && out.spec == 0 {
-				out.spec = v.u
-			}
-			out.hasSpec = true
-		case dwarf.AttrCallFile:
-			out.callFile, _ = v.int64()
-		case dwarf.AttrCallLine:
-			out.callLine, _ = v.int64()
-		case dwarf.AttrCallColumn:
-			out.callCol, _ = v.int64()
-		case dwarf.AttrExternal:
-			out.external = v.flag()
-		case dwarf.AttrDeclaration:
-			if !out.hasDecl {
-				out.declaration, out.hasDecl = v.flag(), true
-			}
-		case dwarf.AttrLowpc:
-			if !out.pc.hasLow {
-				out.pc.low, out.pc.hasLow = v.addr()
-			}
-		case dwarf.AttrHighpc:
-			if out.pc.highKind == highNone {
-				switch v.class {
-				case valAddr:
-					out.pc.high, out.pc.highKind = v.u, highAddr
-				case valConst:
-					out.pc.high, out.pc.highKind = v.u, highOffset
-				}
-			}
-		case dwarf.AttrEntrypc:
-			if !out.pc.hasEntry {
-				out.pc.entry, out.pc.hasEntry = v.addr()
-			}
-		case dwarf.AttrRanges:
-			if !out.pc.hasRangesAttr {
-				out.pc.ranges, out.pc.hasRangesAttr = v, true
-			}
-		case dwarf.AttrCallAllCalls, dwarf.AttrCallAllTailCalls, attrGNUAllCallSites, attrGNUAllTailCallSites:
-			out.callAll = out.callAll || v.flag()
-		case dwarf.AttrCallReturnPC:
-			if v.class == valAddr && !out.hasReturnPC {
-				out.returnPC, out.hasReturnPC = v.u, true
-			}
-		case dwarf.AttrCallTailCall, attrGNUTailCall:
-			out.tail = out.tail || v.flag()
-		case dwarf.AttrCallTarget:
-			out.noteTarget(0, v)
-		case attrGNUCallSiteTarget:
-			out.noteTarget(1, v)
-		case dwarf.AttrCallOrigin:
-			out.noteTarget(2, v)
-		case dwarf.AttrLanguage:
-			out.lang, _ = v.int64()
-		case dwarf.AttrCompDir:
-			if v.class == valStr {
-				out.compDir = strRef(v.u)
-			}
-		case dwarf.AttrDwoName:
-			if v.class == valStr {
-				out.dwoName = strRef(v.u)
-			}
-		case dwarf.AttrStmtList:
-			out.stmtList, out.hasStmtList = v.int64()
-		case dwarf.AttrStrOffsetsBase:
-			out.strOffsetsBase = v
-		case dwarf.AttrAddrBase:
-			out.addrBase = v
-		case dwarf.AttrRnglistsBase:
-			out.rnglistsBase = v
+		out.set(at.attr, v)
+	}
+}
+
+// set keeps attribute attr's value v if decodeUnit uses it: names, origin,
+// specification, call position and pc attributes here, the others in
+// setCallSiteOrUnit.
+func (a *dieAttrs) set(attr dwarf.Attr, v attrVal) {
+	switch attr {
+	case dwarf.AttrName:
+		if v.class == valStr && a.name == 0 {
+			a.name = strRef(v.u)
 		}
+	case dwarf.AttrLinkageName, attrMIPSLinkageName:
+		if v.class == valStr && a.linkage == 0 {
+			a.linkage = strRef(v.u)
+		}
+	case dwarf.AttrAbstractOrigin:
+		if v.class == valRef && a.origin == 0 {
+			a.origin = v.u
+		}
+		a.noteTarget(3, v)
+	case dwarf.AttrSpecification:
+		if v.class == valRef && a.spec == 0 {
+			a.spec = v.u
+		}
+		a.hasSpec = true
+	case dwarf.AttrCallFile:
+		a.callFile, _ = v.int64()
+	case dwarf.AttrCallLine:
+		a.callLine, _ = v.int64()
+	case dwarf.AttrCallColumn:
+		a.callCol, _ = v.int64()
+	case dwarf.AttrExternal:
+		a.external = v.flag()
+	case dwarf.AttrDeclaration:
+		if !a.hasDecl {
+			a.declaration, a.hasDecl = v.flag(), true
+		}
+	case dwarf.AttrLowpc:
+		if !a.pc.hasLow {
+			a.pc.low, a.pc.hasLow = v.addr()
+		}
+	case dwarf.AttrHighpc:
+		if a.pc.highKind == highNone {
+			switch v.class {
+			case valAddr:
+				a.pc.high, a.pc.highKind = v.u, highAddr
+			case valConst:
+				a.pc.high, a.pc.highKind = v.u, highOffset
+			}
+		}
+	case dwarf.AttrEntrypc:
+		if !a.pc.hasEntry {
+			a.pc.entry, a.pc.hasEntry = v.addr()
+		}
+	case dwarf.AttrRanges:
+		if !a.pc.hasRangesAttr {
+			a.pc.ranges, a.pc.hasRangesAttr = v, true
+		}
+	default:
+		a.setCallSiteOrUnit(attr, v)
+	}
+}
+
+// setCallSiteOrUnit keeps the call-site attributes (DWARF 5 §3.4 and the
+// GNU ones before it) and the unit DIE's.
+func (a *dieAttrs) setCallSiteOrUnit(attr dwarf.Attr, v attrVal) {
+	switch attr {
+	case dwarf.AttrCallAllCalls, dwarf.AttrCallAllTailCalls, attrGNUAllCallSites, attrGNUAllTailCallSites:
+		a.callAll = a.callAll || v.flag()
+	case dwarf.AttrCallReturnPC:
+		if v.class == valAddr && !a.hasReturnPC {
+			a.returnPC, a.hasReturnPC = v.u, true
+		}
+	case dwarf.AttrCallTailCall, attrGNUTailCall:
+		a.tail = a.tail || v.flag()
+	case dwarf.AttrCallTarget:
+		a.noteTarget(0, v)
+	case attrGNUCallSiteTarget:
+		a.noteTarget(1, v)
+	case dwarf.AttrCallOrigin:
+		a.noteTarget(2, v)
+	case dwarf.AttrLanguage:
+		a.lang, _ = v.int64()
+	case dwarf.AttrCompDir:
+		if v.class == valStr {
+			a.compDir = strRef(v.u)
+		}
+	case dwarf.AttrDwoName:
+		if v.class == valStr {
+			a.dwoName = strRef(v.u)
+		}
+	case dwarf.AttrStmtList:
+		a.stmtList, a.hasStmtList = v.int64()
+	case dwarf.AttrStrOffsetsBase:
+		a.strOffsetsBase = v
+	case dwarf.AttrAddrBase:
+		a.addrBase = v
+	case dwarf.AttrRnglistsBase:
+		a.rnglistsBase = v
 	}
 }
 

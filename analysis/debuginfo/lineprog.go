@@ -266,91 +266,131 @@ func readLineForm(c *cursor, fm form, dwarf64 bool, strs lineStrings) (string, u
 // run executes the line number program (DWARF 5 §6.2.5) and records rows.
 func (p *lineProgram) run(c *cursor, minInst uint64, defaultIsStmt bool, lineBase int64, lineRange uint64,
 	opcodeBase int, stdLens []byte, addrSize int) {
-	var st lineRow
-	var discr bool      // gdb's m_line_has_non_zero_discriminator
-	var curDiscr uint64 // the discriminator register, reset after each row
-	reset := func() {
-		st = lineRow{file: 1, line: 1, isStmt: defaultIsStmt}
-		discr, curDiscr = false, 0
-	}
-	reset()
+	m := &lineMachine{p: p, c: c, minInst: minInst, defaultIsStmt: defaultIsStmt, lineBase: lineBase,
+		lineRange: lineRange, opcodeBase: opcodeBase, stdLens: stdLens, addrSize: addrSize}
+	m.reset()
 	// Most rows take a one-byte special opcode and a few more bytes of
 	// column and file changes: one row per 3 bytes saves most regrowth.
 	p.rows = make([]lineRow, 0, min(c.left()/3+16, 1<<20))
-	emit := func() {
-		if len(p.rows) >= maxLineRows {
-			c.fail("too many line table rows")
-			return
-		}
-		r := st
-		r.discriminator = discr
-		p.rows = append(p.rows, r)
-		curDiscr = 0
-	}
-	advanceLine := func(d int64) {
-		st.line = uint32(int64(st.line) + d)
-		if d != 0 {
-			// gdb's lnp_state_machine::advance_line: the flag follows the
-			// discriminator in force when the line changes.
-			discr = curDiscr != 0
-		}
-	}
 	for c.err == nil && c.left() > 0 {
 		op := int(c.u8())
 		switch {
 		case op >= opcodeBase:
 			adj := uint64(op - opcodeBase)
-			st.addr += (adj / lineRange) * minInst
-			advanceLine(lineBase + int64(adj%lineRange))
-			emit()
+			m.st.addr += (adj / lineRange) * minInst
+			m.advanceLine(lineBase + int64(adj%lineRange))
+			m.emit()
 		case op == 0:
-			n := c.uleb()
-			if n == 0 || n > uint64(c.left()) {
-				c.fail("bad extended opcode length")
+			if !m.extended() {
 				return
 			}
-			sub := &cursor{section: c.section, data: c.bytes(n), base: c.pos() - n, bo: c.bo}
-			switch sub.u8() {
-			case lneEndSeq:
-				st.endSeq = true
-				emit()
-				reset()
-			case lneSetAddress:
-				st.addr = sub.uint(min(addrSize, sub.left()))
-			case lneDefineFile:
-				name := sub.cstr()
-				dir := sub.uleb()
-				if len(p.files) < maxLineFiles {
-					p.files = append(p.files, lineFile{name: name, dirIndex: dir})
-				}
-			case lneSetDiscrim:
-				curDiscr = sub.uleb()
-				discr = discr || curDiscr != 0
-			}
-		case op == lnsCopy:
-			emit()
-		case op == lnsAdvancePC:
-			st.addr += c.uleb() * minInst
-		case op == lnsAdvLine:
-			advanceLine(c.sleb())
-		case op == lnsSetFile:
-			st.file = uint32(c.uleb())
-		case op == lnsSetColumn:
-			st.column = uint32(c.uleb())
-		case op == lnsNegateStmt:
-			st.isStmt = !st.isStmt
-		case op == lnsBasicBlock:
-		case op == lnsConstAddPC:
-			st.addr += ((255 - uint64(opcodeBase)) / lineRange) * minInst
-		case op == lnsFixedAdvPC:
-			st.addr += uint64(c.u16())
 		default:
-			// Standard opcodes we do not interpret (prologue_end,
-			// epilogue_begin, set_isa, future ones) take ULEB arguments.
-			if op-1 < len(stdLens) {
-				for i := 0; i < int(stdLens[op-1]); i++ {
-					c.uleb()
-				}
+			m.standard(op)
+		}
+	}
+}
+
+// lineMachine is the line number state machine (DWARF 5 §6.2.2) running a
+// program with its header's parameters.
+type lineMachine struct {
+	p             *lineProgram
+	c             *cursor
+	minInst       uint64
+	defaultIsStmt bool
+	lineBase      int64
+	lineRange     uint64
+	opcodeBase    int
+	stdLens       []byte
+	addrSize      int
+
+	st       lineRow
+	discr    bool   // gdb's m_line_has_non_zero_discriminator
+	curDiscr uint64 // the discriminator register, reset after each row
+}
+
+func (m *lineMachine) reset() {
+	m.st = lineRow{file: 1, line: 1, isStmt: m.defaultIsStmt}
+	m.discr, m.curDiscr = false, 0
+}
+
+// emit appends a row for the current state.
+func (m *lineMachine) emit() {
+	if len(m.p.rows) >= maxLineRows {
+		m.c.fail("too many line table rows")
+		return
+	}
+	r := m.st
+	r.discriminator = m.discr
+	m.p.rows = append(m.p.rows, r)
+	m.curDiscr = 0
+}
+
+func (m *lineMachine) advanceLine(d int64) {
+	m.st.line = uint32(int64(m.st.line) + d)
+	if d != 0 {
+		// gdb's lnp_state_machine::advance_line: the flag follows the
+		// discriminator in force when the line changes.
+		m.discr = m.curDiscr != 0
+	}
+}
+
+// extended runs an extended opcode (after its 0 byte). It returns false
+// when the opcode's length is bad, which ends the program.
+func (m *lineMachine) extended() bool {
+	c := m.c
+	n := c.uleb()
+	if n == 0 || n > uint64(c.left()) {
+		c.fail("bad extended opcode length")
+		return false
+	}
+	sub := &cursor{section: c.section, data: c.bytes(n), base: c.pos() - n, bo: c.bo}
+	switch sub.u8() {
+	case lneEndSeq:
+		m.st.endSeq = true
+		m.emit()
+		m.reset()
+	case lneSetAddress:
+		m.st.addr = sub.uint(min(m.addrSize, sub.left()))
+	case lneDefineFile:
+		name := sub.cstr()
+		dir := sub.uleb()
+		if len(m.p.files) < maxLineFiles {
+			m.p.files = append(m.p.files, lineFile{name: name, dirIndex: dir})
+		}
+	case lneSetDiscrim:
+		m.curDiscr = sub.uleb()
+		m.discr = m.discr || m.curDiscr != 0
+	}
+	return true
+}
+
+// standard runs a standard opcode (below the header's opcode_base).
+func (m *lineMachine) standard(op int) {
+	c, st := m.c, &m.st
+	switch op {
+	case lnsCopy:
+		m.emit()
+	case lnsAdvancePC:
+		st.addr += c.uleb() * m.minInst
+	case lnsAdvLine:
+		m.advanceLine(c.sleb())
+	case lnsSetFile:
+		st.file = uint32(c.uleb())
+	case lnsSetColumn:
+		st.column = uint32(c.uleb())
+	case lnsNegateStmt:
+		st.isStmt = !st.isStmt
+	case lnsBasicBlock:
+	case lnsConstAddPC:
+		st.addr += ((255 - uint64(m.opcodeBase)) / m.lineRange) * m.minInst
+	case lnsFixedAdvPC:
+		st.addr += uint64(c.u16())
+	default:
+		// Standard opcodes we do not interpret (prologue_end,
+		// epilogue_begin, set_isa, future ones) take ULEB arguments.
+		if op-1 < len(m.stdLens) {
+			for i := 0; i < int(m.stdLens[op-1]); i++ {
+				c.uleb()
 			}
 		}
 	}

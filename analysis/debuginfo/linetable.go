@@ -82,67 +82,8 @@ func (p *lineProgram) fileName(fe lineFile) string {
 // compDir are the unit's DW_AT_name and DW_AT_comp_dir.
 func buildLineTable(p *lineProgram, cuName, compDir string) *lineTable {
 	t := &lineTable{}
-	idOf := func(name string) string {
-		if !isAbsPath(name) && compDir != "" {
-			return gdbPathJoin(compDir, name)
-		}
-		return name
-	}
-	index := make(map[string]int, len(p.files)+1) // subfile id -> index: linear in the file entries
-	start := func(name string) int {
-		id := idOf(name)
-		if i, ok := index[id]; ok {
-			return i
-		}
-		t.subfiles = append(t.subfiles, subfile{name: name, id: id})
-		index[id] = len(t.subfiles) - 1
-		return len(t.subfiles) - 1
-	}
-	// The unit's primary source file is started first (gdb's
-	// dwarf2_cu::start_compunit_symtab), then every file entry in order
-	// (dwarf_decode_lines).
-	if cuName != "" {
-		start(cuName)
-	}
-	t.fileSub = make([]int, len(p.files))
-	for i, fe := range p.files {
-		t.fileSub[i] = -1
-		if p.version <= 4 && i == 0 {
-			continue
-		}
-		t.fileSub[i] = start(p.fileName(fe))
-	}
+	t.startSubfiles(p, cuName, compDir)
 	t.tables = make([][]lineEntry, len(t.subfiles))
-
-	record := func(sub int, line uint32, pc uint64, column uint32, isStmt bool) {
-		tab := t.tables[sub]
-		if line == 0 {
-			// An end marker removes entries at its pc (they describe no
-			// instructions); a marker after nothing or after another marker
-			// is dropped.
-			lastLine, seen := uint32(0), false
-			for len(tab) > 0 {
-				last := tab[len(tab)-1]
-				lastLine, seen = last.line, true
-				if last.pc != pc {
-					break
-				}
-				tab = tab[:len(tab)-1]
-			}
-			t.tables[sub] = tab
-			if !seen || lastLine == 0 {
-				return
-			}
-			isStmt = true
-		}
-		t.tables[sub] = append(tab, lineEntry{pc: pc, line: line, column: column, isStmt: isStmt})
-	}
-	finish := func(sub int, pc uint64) {
-		if sub >= 0 {
-			record(sub, 0, pc, 0, true)
-		}
-	}
-
 	rows := p.rows
 	for len(rows) > 0 {
 		n := 0
@@ -156,39 +97,8 @@ func buildLineTable(p *lineProgram, cuName, compDir string) *lineTable {
 		rows = rows[n:]
 		// gdb stops recording a sequence whose address is 0 (code removed
 		// by the linker) — check_line_address.
-		if seq[0].addr == 0 {
-			continue
-		}
-		lastSub, lastLine, lastAddr := -1, uint32(0), uint64(0)
-		stmtAtAddr := false // an is_stmt row was seen at lastAddr
-		for _, r := range seq {
-			sub := -1
-			if int(r.file) < len(t.fileSub) {
-				sub = t.fileSub[r.file]
-			}
-			if r.endSeq {
-				finish(lastSub, r.addr)
-			} else if sub >= 0 {
-				fileChanged := sub != lastSub
-				// A non-statement row that switches files at an address
-				// that already has a statement row would wipe that row
-				// out; gdb drops it instead.
-				ignore := (fileChanged && lastAddr == r.addr && !r.isStmt && stmtAtAddr) || r.line == 0
-				if fileChanged && !ignore {
-					finish(lastSub, r.addr)
-				}
-				if !ignore {
-					if fileChanged || r.line != lastLine || !r.discriminator {
-						record(sub, r.line, r.addr, r.column, r.isStmt)
-					}
-					lastSub, lastLine = sub, r.line
-				}
-			}
-			if lastAddr != r.addr {
-				stmtAtAddr = false
-				lastAddr = r.addr
-			}
-			stmtAtAddr = stmtAtAddr || r.isStmt
+		if seq[0].addr != 0 {
+			t.recordSequence(seq)
 		}
 	}
 	for i := range t.tables {
@@ -208,6 +118,107 @@ func buildLineTable(p *lineProgram, cuName, compDir string) *lineTable {
 		}
 	}
 	return t
+}
+
+// startSubfiles starts the subfiles: the unit's primary source file first
+// (gdb's dwarf2_cu::start_compunit_symtab), then every file entry in order
+// (dwarf_decode_lines); file entries naming the same file share one.
+func (t *lineTable) startSubfiles(p *lineProgram, cuName, compDir string) {
+	idOf := func(name string) string {
+		if !isAbsPath(name) && compDir != "" {
+			return gdbPathJoin(compDir, name)
+		}
+		return name
+	}
+	index := make(map[string]int, len(p.files)+1) // subfile id -> index: linear in the file entries
+	start := func(name string) int {
+		id := idOf(name)
+		if i, ok := index[id]; ok {
+			return i
+		}
+		t.subfiles = append(t.subfiles, subfile{name: name, id: id})
+		index[id] = len(t.subfiles) - 1
+		return len(t.subfiles) - 1
+	}
+	if cuName != "" {
+		start(cuName)
+	}
+	t.fileSub = make([]int, len(p.files))
+	for i, fe := range p.files {
+		t.fileSub[i] = -1
+		if p.version <= 4 && i == 0 {
+			continue
+		}
+		t.fileSub[i] = start(p.fileName(fe))
+	}
+}
+
+// recordSequence records the rows of one sequence (ending with its
+// end_sequence row) into the subfiles' tables as gdb does.
+func (t *lineTable) recordSequence(seq []lineRow) {
+	lastSub, lastLine, lastAddr := -1, uint32(0), uint64(0)
+	stmtAtAddr := false // an is_stmt row was seen at lastAddr
+	for _, r := range seq {
+		sub := -1
+		if int(r.file) < len(t.fileSub) {
+			sub = t.fileSub[r.file]
+		}
+		if r.endSeq {
+			t.finishSubfile(lastSub, r.addr)
+		} else if sub >= 0 {
+			fileChanged := sub != lastSub
+			// A non-statement row that switches files at an address
+			// that already has a statement row would wipe that row
+			// out; gdb drops it instead.
+			ignore := (fileChanged && lastAddr == r.addr && !r.isStmt && stmtAtAddr) || r.line == 0
+			if fileChanged && !ignore {
+				t.finishSubfile(lastSub, r.addr)
+			}
+			if !ignore {
+				if fileChanged || r.line != lastLine || !r.discriminator {
+					t.record(sub, r.line, r.addr, r.column, r.isStmt)
+				}
+				lastSub, lastLine = sub, r.line
+			}
+		}
+		if lastAddr != r.addr {
+			stmtAtAddr = false
+			lastAddr = r.addr
+		}
+		stmtAtAddr = stmtAtAddr || r.isStmt
+	}
+}
+
+// finishSubfile ends subfile sub's run of entries at pc with an end marker.
+func (t *lineTable) finishSubfile(sub int, pc uint64) {
+	if sub >= 0 {
+		t.record(sub, 0, pc, 0, true)
+	}
+}
+
+// record adds an entry to subfile sub's table. Line 0 is an end marker.
+func (t *lineTable) record(sub int, line uint32, pc uint64, column uint32, isStmt bool) {
+	tab := t.tables[sub]
+	if line == 0 {
+		// An end marker removes entries at its pc (they describe no
+		// instructions); a marker after nothing or after another marker
+		// is dropped.
+		lastLine, seen := uint32(0), false
+		for len(tab) > 0 {
+			last := tab[len(tab)-1]
+			lastLine, seen = last.line, true
+			if last.pc != pc {
+				break
+			}
+			tab = tab[:len(tab)-1]
+		}
+		t.tables[sub] = tab
+		if !seen || lastLine == 0 {
+			return
+		}
+		isStmt = true
+	}
+	t.tables[sub] = append(tab, lineEntry{pc: pc, line: line, column: column, isStmt: isStmt})
 }
 
 // lookup finds the line for pc like gdb's find_pc_sect_line: in each file

@@ -84,21 +84,20 @@ func findLocation(sec []byte, off uint64, pc uint64, c *locListCtx) ([]byte, err
 	if c.vers < 5 {
 		return findDebugLoc(r, pc, c)
 	}
+	return findLocList(r, pc, c)
+}
+
+// findLocList reads a DWARF 5 .debug_loclists list (§2.6.2): the
+// expression of the first bounded entry covering pc, else of its default
+// entry.
+func findLocList(r *dieReader, pc uint64, c *locListCtx) ([]byte, error) {
 	base := c.base
 	var dflt []byte
-	addrx := func(idx uint64) (uint64, bool) {
-		if idx > uint64(len(c.addr)) {
-			return 0, false
-		}
-		return readAt(c.addr, c.addrBase+idx*uint64(c.asize), c.asize, c.bo)
-	}
 	for n := 0; n < maxLocEntries; n++ {
 		kind := r.u8()
 		if r.bad {
 			return nil, errors.New("truncated location list")
 		}
-		var lo, hi uint64
-		bounded := true
 		switch kind {
 		case lleEndOfList:
 			if dflt != nil {
@@ -106,7 +105,7 @@ func findLocation(sec []byte, off uint64, pc uint64, c *locListCtx) ([]byte, err
 			}
 			return nil, errNoLocation
 		case lleBaseAddressx:
-			a, ok := addrx(r.uleb())
+			a, ok := c.addrx(r.uleb())
 			if !ok || r.bad {
 				return nil, errors.New("bad DW_LLE_base_addressx index")
 			}
@@ -115,34 +114,10 @@ func findLocation(sec []byte, off uint64, pc uint64, c *locListCtx) ([]byte, err
 		case lleBaseAddress:
 			base = r.uint(c.asize)
 			continue
-		case lleStartxEndx, lleStartxLength:
-			a, ok := addrx(r.uleb())
-			if !ok {
-				return nil, errors.New("bad DW_LLE_startx index")
-			}
-			lo = a
-			if kind == lleStartxEndx {
-				b, ok := addrx(r.uleb())
-				if !ok {
-					return nil, errors.New("bad DW_LLE_endx index")
-				}
-				hi = b
-			} else {
-				hi = lo + r.uleb()
-			}
-		case lleOffsetPair:
-			lo = base + r.uleb()
-			hi = base + r.uleb()
-		case lleDefaultLocation:
-			bounded = false
-		case lleStartEnd:
-			lo = r.uint(c.asize)
-			hi = r.uint(c.asize)
-		case lleStartLength:
-			lo = r.uint(c.asize)
-			hi = lo + r.uleb()
-		default:
-			return nil, fmt.Errorf("unknown location list entry kind 0x%x", kind)
+		}
+		lo, hi, bounded, err := c.entryRange(r, kind, base)
+		if err != nil {
+			return nil, err
 		}
 		n := r.uleb()
 		if r.bad || n > uint64(r.end-r.pos) {
@@ -159,6 +134,50 @@ func findLocation(sec []byte, off uint64, pc uint64, c *locListCtx) ([]byte, err
 		}
 	}
 	return nil, errors.New("location list too long")
+}
+
+// entryRange reads the addresses of a location list entry of the given
+// kind (not a base address entry); bounded is false for the default entry.
+func (c *locListCtx) entryRange(r *dieReader, kind uint8, base uint64) (lo, hi uint64, bounded bool, err error) {
+	switch kind {
+	case lleStartxEndx, lleStartxLength:
+		a, ok := c.addrx(r.uleb())
+		if !ok {
+			return 0, 0, false, errors.New("bad DW_LLE_startx index")
+		}
+		lo = a
+		if kind == lleStartxEndx {
+			b, ok := c.addrx(r.uleb())
+			if !ok {
+				return 0, 0, false, errors.New("bad DW_LLE_endx index")
+			}
+			hi = b
+		} else {
+			hi = lo + r.uleb()
+		}
+	case lleOffsetPair:
+		lo = base + r.uleb()
+		hi = base + r.uleb()
+	case lleDefaultLocation:
+		return 0, 0, false, nil
+	case lleStartEnd:
+		lo = r.uint(c.asize)
+		hi = r.uint(c.asize)
+	case lleStartLength:
+		lo = r.uint(c.asize)
+		hi = lo + r.uleb()
+	default:
+		return 0, 0, false, fmt.Errorf("unknown location list entry kind 0x%x", kind)
+	}
+	return lo, hi, true, nil
+}
+
+// addrx is entry idx of the unit's .debug_addr table.
+func (c *locListCtx) addrx(idx uint64) (uint64, bool) {
+	if idx > uint64(len(c.addr)) {
+		return 0, false
+	}
+	return readAt(c.addr, c.addrBase+idx*uint64(c.asize), c.asize, c.bo)
 }
 
 // findDebugLoc reads a DWARF 2-4 .debug_loc list (§2.6.2 of DWARF 4):
@@ -389,55 +408,76 @@ func (e *exprEnv) evalSimple(expr []byte) (location, error) {
 		if n < 0 {
 			return location{}, fmt.Errorf("unsupported DWARF operation 0x%02x", expr[i])
 		}
-		code := expr[i]
-		switch code {
-		case opStackValue:
+		if expr[i] == opStackValue {
 			if i+n != len(expr) {
 				return location{}, errors.New("DW_OP_stack_value before the end of the expression")
 			}
 			stackValue = true
-		case opEntryValue, opGNUEntryValue:
-			// The value a register had on entry (§2.5.1.7): recovering it
-			// needs the caller's call site parameters; not done yet.
-			return location{kind: locOptimized, entry: true}, nil
-		case opGNUUninit:
-		case opFbreg:
-			r := &dieReader{b: expr, pos: i + 1, end: i + n}
-			off := r.sleb()
-			fb, err := e.frameBase()
-			if err != nil {
-				return location{}, err
+		} else {
+			var loc location
+			var done bool
+			var err error
+			if rw, loc, done, err = e.rewriteOp(rw, expr[i:i+n]); err != nil || done {
+				return loc, err
 			}
-			rw = appendConst(rw, fb+uint64(off), e.bo)
-		case opCallFrameCFA:
-			cfa, ok := e.frame.CFA()
-			if !ok {
-				return location{kind: locOptimized}, nil
-			}
-			rw = appendConst(rw, cfa, e.bo)
-		case opAddr:
-			r := &dieReader{b: expr, pos: i + 1, end: i + n, bo: e.bo}
-			rw = appendConst(rw, r.uint(e.asize)+e.bias, e.bo)
-		case opAddrx, opConstx, opGNUAddrIndex, opGNUConstIndex:
-			r := &dieReader{b: expr, pos: i + 1, end: i + n}
-			a, ok := e.addrx(r.uleb())
-			if !ok {
-				return location{}, errors.New("bad .debug_addr index")
-			}
-			if code == opAddrx || code == opGNUAddrIndex {
-				a += e.bias
-			}
-			rw = appendConst(rw, a, e.bo)
-		case opFormTLSAddress, opGNUPushTLS:
-			return location{}, errors.New("thread-local storage is not supported")
-		default:
-			rw = append(rw, expr[i:i+n]...)
 		}
 		i += n
 	}
 	if len(rw) == 0 {
 		return location{kind: locOptimized}, nil
 	}
+	return e.evalRewritten(rw, stackValue)
+}
+
+// rewriteOp appends operation o (its opcode and operands) to rw, rewritten
+// to constants where op cannot evaluate it. done is true when the
+// operation decides the location without evaluating (an entry value, a
+// frame without CFA).
+func (e *exprEnv) rewriteOp(rw, o []byte) (_ []byte, loc location, done bool, err error) {
+	switch code := o[0]; code {
+	case opEntryValue, opGNUEntryValue:
+		// The value a register had on entry (§2.5.1.7): recovering it
+		// needs the caller's call site parameters; not done yet.
+		return rw, location{kind: locOptimized, entry: true}, true, nil
+	case opGNUUninit:
+	case opFbreg:
+		r := &dieReader{b: o, pos: 1, end: len(o)}
+		off := r.sleb()
+		fb, err := e.frameBase()
+		if err != nil {
+			return rw, location{}, true, err
+		}
+		rw = appendConst(rw, fb+uint64(off), e.bo)
+	case opCallFrameCFA:
+		cfa, ok := e.frame.CFA()
+		if !ok {
+			return rw, location{kind: locOptimized}, true, nil
+		}
+		rw = appendConst(rw, cfa, e.bo)
+	case opAddr:
+		r := &dieReader{b: o, pos: 1, end: len(o), bo: e.bo}
+		rw = appendConst(rw, r.uint(e.asize)+e.bias, e.bo)
+	case opAddrx, opConstx, opGNUAddrIndex, opGNUConstIndex:
+		r := &dieReader{b: o, pos: 1, end: len(o)}
+		a, ok := e.addrx(r.uleb())
+		if !ok {
+			return rw, location{}, true, errors.New("bad .debug_addr index")
+		}
+		if code == opAddrx || code == opGNUAddrIndex {
+			a += e.bias
+		}
+		rw = appendConst(rw, a, e.bo)
+	case opFormTLSAddress, opGNUPushTLS:
+		return rw, location{}, true, errors.New("thread-local storage is not supported")
+	default:
+		rw = append(rw, o...)
+	}
+	return rw, location{}, false, nil
+}
+
+// evalRewritten evaluates a rewritten expression with op: a register, a
+// value (after DW_OP_stack_value) or a memory location.
+func (e *exprEnv) evalRewritten(rw []byte, stackValue bool) (location, error) {
 	v, isReg, err := op.Eval(rw, e.bo, e.asize, opContext{e.frame, e.bo})
 	if err != nil {
 		var oe *op.Error

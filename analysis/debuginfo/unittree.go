@@ -117,58 +117,20 @@ func decodeUnit(df *dwarfFile, u unitHeader) (*unitTree, error) {
 		}
 		if len(t.dies) == 0 {
 			attrs, r.pos = ud.attrs, ud.next
+			t.setUnitAttrs(&attrs)
 		} else {
 			r.readAttrs(df, a, unitAt, &bases, &attrs)
 			if r.bad {
 				break
 			}
 		}
-		d := die{off: dwarf.Offset(off), parent: -1, tag: a.tag, name: attrs.name, linkage: attrs.linkage,
-			origin: dwarf.Offset(attrs.origin), spec: dwarf.Offset(attrs.spec),
-			callFile: clampInt32(attrs.callFile, -1), callLine: clampInt32(attrs.callLine, 0), callCol: clampInt32(attrs.callCol, 0),
-			external: attrs.external}
+		d := newDIE(off, a.tag, &attrs)
 		if len(stack) > 0 {
 			d.parent = stack[len(stack)-1]
 			d.depth = int32(len(stack))
 		}
 		idx := int32(len(t.dies))
-		if len(t.dies) == 0 {
-			t.lang = attrs.lang
-			t.compDir = df.str(attrs.compDir)
-			t.name = df.str(attrs.name)
-			if attrs.hasStmtList {
-				t.stmtList = attrs.stmtList
-			}
-			if v, ok := attrs.strOffsetsBase.int64(); ok && v >= 0 {
-				t.strOffB = uint64(v)
-			}
-		}
-		if a.tag == dwarf.TagSubprogram || a.tag == dwarf.TagInlinedSubroutine {
-			var ok bool
-			if rs, ok = df.appendRanges(rs[:0], &attrs.pc, &rctx); ok {
-				lowest := ^uint64(0)
-				for _, rg := range rs {
-					if rg[1] > rg[0] {
-						t.ranged = append(t.ranged, rangedDIE{lo: rg[0], hi: rg[1], die: idx})
-						lowest = min(lowest, rg[0])
-					}
-				}
-				switch {
-				case attrs.pc.hasLow:
-					d.low = attrs.pc.low
-				case attrs.pc.hasEntry:
-					d.low = attrs.pc.entry
-				case lowest != ^uint64(0):
-					d.low = lowest
-				}
-				if a.tag == dwarf.TagSubprogram {
-					t.calls.noteSubprogram(&attrs, idx, d.low, rs)
-				}
-			}
-		}
-		if a.tag == dwarf.TagCallSite || a.tag == tagGNUCallSite {
-			t.calls.noteCallSite(&attrs, idx)
-		}
+		rs = t.noteRanges(a.tag, &attrs, idx, &d, rs, &rctx)
 		t.dies = append(t.dies, d)
 		if a.children {
 			if len(stack) >= maxDIEDepth {
@@ -179,12 +141,75 @@ func decodeUnit(df *dwarfFile, u unitHeader) (*unitTree, error) {
 			break // a unit DIE without children
 		}
 	}
+	t.finish(u)
+	return t, nil
+}
+
+// newDIE is the kept DIE at off with the attributes read.
+func newDIE(off uint64, tag dwarf.Tag, attrs *dieAttrs) die {
+	return die{off: dwarf.Offset(off), parent: -1, tag: tag, name: attrs.name, linkage: attrs.linkage,
+		origin: dwarf.Offset(attrs.origin), spec: dwarf.Offset(attrs.spec),
+		callFile: clampInt32(attrs.callFile, -1), callLine: clampInt32(attrs.callLine, 0), callCol: clampInt32(attrs.callCol, 0),
+		external: attrs.external}
+}
+
+// setUnitAttrs takes the unit DIE's language, directory, name, line table
+// and string offsets base.
+func (t *unitTree) setUnitAttrs(attrs *dieAttrs) {
+	t.lang = attrs.lang
+	t.compDir = t.df.str(attrs.compDir)
+	t.name = t.df.str(attrs.name)
+	if attrs.hasStmtList {
+		t.stmtList = attrs.stmtList
+	}
+	if v, ok := attrs.strOffsetsBase.int64(); ok && v >= 0 {
+		t.strOffB = uint64(v)
+	}
+}
+
+// noteRanges records the address ranges of a subprogram or inlined
+// subroutine (d's low pc among them) and the call sites a unit's
+// subprograms and call-site DIEs give; rs is scratch space, returned for
+// reuse.
+func (t *unitTree) noteRanges(tag dwarf.Tag, attrs *dieAttrs, idx int32, d *die, rs [][2]uint64, rctx *unitRangeCtx) [][2]uint64 {
+	if tag == dwarf.TagSubprogram || tag == dwarf.TagInlinedSubroutine {
+		var ok bool
+		if rs, ok = t.df.appendRanges(rs[:0], &attrs.pc, rctx); ok {
+			lowest := ^uint64(0)
+			for _, rg := range rs {
+				if rg[1] > rg[0] {
+					t.ranged = append(t.ranged, rangedDIE{lo: rg[0], hi: rg[1], die: idx})
+					lowest = min(lowest, rg[0])
+				}
+			}
+			switch {
+			case attrs.pc.hasLow:
+				d.low = attrs.pc.low
+			case attrs.pc.hasEntry:
+				d.low = attrs.pc.entry
+			case lowest != ^uint64(0):
+				d.low = lowest
+			}
+			if tag == dwarf.TagSubprogram {
+				t.calls.noteSubprogram(attrs, idx, d.low, rs)
+			}
+		}
+	}
+	if tag == dwarf.TagCallSite || tag == tagGNUCallSite {
+		t.calls.noteCallSite(attrs, idx)
+	}
+	return rs
+}
+
+// finish trims the tree, gives the unit's bytes back, and sorts and indexes
+// the address ranges.
+func (t *unitTree) finish(u unitHeader) {
 	if cap(t.dies)-len(t.dies) > len(t.dies)/4+64 {
 		t.dies = slices.Clone(t.dies) // the cache keeps trees: no slack
 	}
 	// Everything the tree needs from the unit's bytes is in it now
 	// (DW_FORM_string names fault their page back in when read).
-	df.obj.release(df.sec.info[u.dieOff:u.end])
+	t.df.obj.release(t.df.sec.info[u.dieOff:u.end])
 	slices.SortFunc(t.ranged, func(a, b rangedDIE) int { return cmp.Compare(a.lo, b.lo) })
 	t.calls.finish(t)
 	t.maxHi = make([]uint64, len(t.ranged))
@@ -193,7 +218,6 @@ func decodeUnit(df *dwarfFile, u unitHeader) (*unitTree, error) {
 		m = max(m, rg.hi)
 		t.maxHi[i] = m
 	}
-	return t, nil
 }
 
 // skipChildren skips the children of the DIE just read: to sib when its

@@ -77,34 +77,9 @@ func (df *dwarfFile) readType(off uint64, cache map[int]*unitCtx, cplus bool, de
 	case dwarf.TagUnspecifiedType:
 		return &valueType{name: name, kind: kindVoid}
 	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType, dwarf.TagPtrToMemberType:
-		t := df.readType(va.typ, cache, cplus, depth+1)
-		size := va.byteSize
-		if size == 0 {
-			size = int64(uc.u.asize)
-		}
-		kind, suffix := kindPointer, "*"
-		switch va.tag {
-		case dwarf.TagReferenceType:
-			kind, suffix = kindReference, "&"
-		case dwarf.TagRvalueReferenceType:
-			kind, suffix = kindReference, "&&"
-		}
-		n := t.name + " " + suffix
-		if t.kind == kindPointer || t.kind == kindReference {
-			n = t.name + suffix
-		}
-		return &valueType{name: n, kind: kind, size: size, target: t}
+		return pointerType(&va, df.readType(va.typ, cache, cplus, depth+1), uc.u.asize)
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
-		t := df.readType(va.typ, cache, cplus, depth+1)
-		q := map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
-			dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[va.tag]
-		c := *t
-		if t.kind == kindPointer || t.kind == kindReference {
-			c.name = t.name + " " + q
-		} else {
-			c.name = q + " " + t.name
-		}
-		return &c
+		return qualifiedType(va.tag, df.readType(va.typ, cache, cplus, depth+1))
 	case dwarf.TagTypedef:
 		t := df.readType(va.typ, cache, cplus, depth+1)
 		c := *t
@@ -120,17 +95,7 @@ func (df *dwarfFile) readType(off uint64, cache map[int]*unitCtx, cplus bool, de
 		}
 		return &valueType{name: name, kind: kindStruct, size: va.byteSize, die: off, union: va.tag == dwarf.TagUnionType}
 	case dwarf.TagEnumerationType:
-		t := &valueType{name: name, kind: kindEnum, size: va.byteSize, enums: map[int64]string{}}
-		if !cplus {
-			t.name = "enum " + name
-		}
-		if va.typ != 0 {
-			if u := df.readType(va.typ, cache, cplus, depth+1); u.kind == kindBase {
-				t.enc = u.enc
-			}
-		}
-		uc.enumerators(off, t.enums)
-		return t
+		return df.enumType(uc, off, &va, name, cache, cplus, depth)
 	case dwarf.TagArrayType:
 		el := df.readType(va.typ, cache, cplus, depth+1)
 		n := uc.arrayCount(off)
@@ -144,6 +109,57 @@ func (df *dwarfFile) readType(off uint64, cache map[int]*unitCtx, cplus bool, de
 		return &valueType{name: ret.name + " (...)", kind: kindFunc}
 	}
 	return &valueType{name: name, kind: kindUnknown, size: va.byteSize}
+}
+
+// pointerType is a pointer, reference or pointer to member (DIE va) to t
+// in a unit of address size asize.
+func pointerType(va *varAttrs, t *valueType, asize int) *valueType {
+	size := va.byteSize
+	if size == 0 {
+		size = int64(asize)
+	}
+	kind, suffix := kindPointer, "*"
+	switch va.tag {
+	case dwarf.TagReferenceType:
+		kind, suffix = kindReference, "&"
+	case dwarf.TagRvalueReferenceType:
+		kind, suffix = kindReference, "&&"
+	}
+	n := t.name + " " + suffix
+	if t.kind == kindPointer || t.kind == kindReference {
+		n = t.name + suffix
+	}
+	return &valueType{name: n, kind: kind, size: size, target: t}
+}
+
+// qualifiedType is t with the qualifier of tag (const, volatile, restrict,
+// _Atomic) in its name, written after a pointer or reference.
+func qualifiedType(tag dwarf.Tag, t *valueType) *valueType {
+	q := map[dwarf.Tag]string{dwarf.TagConstType: "const", dwarf.TagVolatileType: "volatile",
+		dwarf.TagRestrictType: "restrict", dwarf.TagAtomicType: "_Atomic"}[tag]
+	c := *t
+	if t.kind == kindPointer || t.kind == kindReference {
+		c.name = t.name + " " + q
+	} else {
+		c.name = q + " " + t.name
+	}
+	return &c
+}
+
+// enumType is the enumeration type at off (DIE va) with its enumerators
+// and the encoding of its underlying type.
+func (df *dwarfFile) enumType(uc *unitCtx, off uint64, va *varAttrs, name string, cache map[int]*unitCtx, cplus bool, depth int) *valueType {
+	t := &valueType{name: name, kind: kindEnum, size: va.byteSize, enums: map[int64]string{}}
+	if !cplus {
+		t.name = "enum " + name
+	}
+	if va.typ != 0 {
+		if u := df.readType(va.typ, cache, cplus, depth+1); u.kind == kindBase {
+			t.enc = u.enc
+		}
+	}
+	uc.enumerators(off, t.enums)
+	return t
 }
 
 // enumerators reads the enumerators of the enumeration type at off.

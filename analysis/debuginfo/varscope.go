@@ -107,37 +107,14 @@ func (uc *unitCtx) readVarAttrs(r *dieReader, a *abbrev, out *varAttrs) {
 		at := &a.attrs[i]
 		switch at.form {
 		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
-			var n uint64
-			switch at.form {
-			case formBlock1:
-				n = uint64(r.u8())
-			case formBlock2:
-				n = r.uint(2)
-			case formBlock4:
-				n = r.uint(4)
-			default:
-				n = r.uleb()
-			}
-			if r.bad || n > uint64(r.end-r.pos) {
-				r.fail()
+			b, ok := r.block(at.form)
+			if !ok {
 				return
 			}
-			b := r.b[r.pos : r.pos+int(n)]
-			r.pos += int(n)
-			switch at.attr {
-			case dwarf.AttrLocation:
-				out.loc = attrLoc{present: true, expr: b}
-			case dwarf.AttrFrameBase:
-				out.frameBase = attrLoc{present: true, expr: b}
-			case dwarf.AttrConstValue:
-				out.constVal, out.hasConst = b, true
-			case dwarf.AttrDataMemberLoc:
-				out.memberOff, out.hasMemberOff = plusUconst(b)
-			}
+			out.setBlock(at.attr, b)
 			continue
 		case formLoclistx:
-			idx := r.uleb()
-			l := attrLoc{present: true, list: true, listx: true, listOff: idx}
+			l := attrLoc{present: true, list: true, listx: true, listOff: r.uleb()}
 			switch at.attr {
 			case dwarf.AttrLocation:
 				out.loc = l
@@ -156,74 +133,127 @@ func (uc *unitCtx) readVarAttrs(r *dieReader, a *abbrev, out *varAttrs) {
 		if r.bad {
 			return
 		}
-		switch at.attr {
-		case dwarf.AttrName:
-			if v.class == valStr {
-				out.name = strRef(v.u)
-			}
-		case dwarf.AttrType:
-			if v.class == valRef {
-				out.typ = v.u
-			}
-		case dwarf.AttrAbstractOrigin:
-			if v.class == valRef {
-				out.origin = v.u
-			}
-		case dwarf.AttrLocation, dwarf.AttrFrameBase:
-			if v.class == valSecOff || v.class == valConst {
-				l := attrLoc{present: true, list: true, listOff: v.u}
-				if at.attr == dwarf.AttrLocation {
-					out.loc = l
-				} else {
-					out.frameBase = l
-				}
-			}
-		case dwarf.AttrConstValue:
-			if v.class == valConst {
-				out.hasConst, out.constIsInt, out.constInt = true, true, int64(v.u)
-				if at.form == formData1 || at.form == formData2 || at.form == formData4 || at.form == formData8 {
-					out.constIsInt = false // sign unknown: the type decides
-					out.constVal = uint64Bytes(v.u, binary.LittleEndian)[:fixedFormSize(at.form, uc.u.format())]
-				}
-			}
-		case dwarf.AttrByteSize:
-			out.byteSize, _ = v.int64()
-		case dwarf.AttrEncoding:
-			out.encoding, _ = v.int64()
-		case dwarf.AttrCount:
-			if n, ok := v.int64(); ok {
-				out.count, out.hasCount = n, true
-			}
-		case dwarf.AttrUpperBound:
-			if n, ok := v.int64(); ok {
-				out.count, out.hasCount = n+1, true
-			}
-		case dwarf.AttrLowpc:
-			out.pc.low, out.pc.hasLow = v.addr()
-		case dwarf.AttrHighpc:
-			switch v.class {
-			case valAddr:
-				out.pc.high, out.pc.highKind = v.u, highAddr
-			case valConst:
-				out.pc.high, out.pc.highKind = v.u, highOffset
-			}
-		case dwarf.AttrRanges:
-			out.pc.ranges, out.pc.hasRangesAttr = v, true
-		case dwarf.AttrLanguage:
-			out.lang, _ = v.int64()
-		case dwarf.AttrLoclistsBase:
-			if n, ok := v.int64(); ok && n >= 0 {
-				out.loclistsBase = uint64(n)
-			}
-		case dwarf.AttrArtificial:
-			out.artificial = v.flag()
-		case dwarf.AttrDataMemberLoc:
-			if v.class == valConst {
-				out.memberOff, out.hasMemberOff = v.int64()
-			}
-		case dwarf.AttrBitSize, dwarf.AttrDataBitOffset:
-			out.bitField = true
+		out.set(at, v, uc.u.format())
+	}
+}
+
+// block reads a block or exprloc value of form f; false (and r failed)
+// when it runs past the DIE's unit.
+func (r *dieReader) block(f form) ([]byte, bool) {
+	var n uint64
+	switch f {
+	case formBlock1:
+		n = uint64(r.u8())
+	case formBlock2:
+		n = r.uint(2)
+	case formBlock4:
+		n = r.uint(4)
+	default:
+		n = r.uleb()
+	}
+	if r.bad || n > uint64(r.end-r.pos) {
+		r.fail()
+		return nil, false
+	}
+	b := r.b[r.pos : r.pos+int(n)]
+	r.pos += int(n)
+	return b, true
+}
+
+// setBlock keeps a block attribute: a location, frame base, constant or
+// member offset expression.
+func (va *varAttrs) setBlock(attr dwarf.Attr, b []byte) {
+	switch attr {
+	case dwarf.AttrLocation:
+		va.loc = attrLoc{present: true, expr: b}
+	case dwarf.AttrFrameBase:
+		va.frameBase = attrLoc{present: true, expr: b}
+	case dwarf.AttrConstValue:
+		va.constVal, va.hasConst = b, true
+	case dwarf.AttrDataMemberLoc:
+		va.memberOff, va.hasMemberOff = plusUconst(b)
+	}
+}
+
+// set keeps attribute at's value v (a unit of format uf) if variables,
+// their types or their scopes use it.
+func (va *varAttrs) set(at *abbrevAttr, v attrVal, uf unitFormat) {
+	switch at.attr {
+	case dwarf.AttrName:
+		if v.class == valStr {
+			va.name = strRef(v.u)
 		}
+	case dwarf.AttrType:
+		if v.class == valRef {
+			va.typ = v.u
+		}
+	case dwarf.AttrAbstractOrigin:
+		if v.class == valRef {
+			va.origin = v.u
+		}
+	case dwarf.AttrLocation, dwarf.AttrFrameBase:
+		if v.class == valSecOff || v.class == valConst {
+			l := attrLoc{present: true, list: true, listOff: v.u}
+			if at.attr == dwarf.AttrLocation {
+				va.loc = l
+			} else {
+				va.frameBase = l
+			}
+		}
+	case dwarf.AttrConstValue:
+		if v.class == valConst {
+			va.hasConst, va.constIsInt, va.constInt = true, true, int64(v.u)
+			if at.form == formData1 || at.form == formData2 || at.form == formData4 || at.form == formData8 {
+				va.constIsInt = false // sign unknown: the type decides
+				va.constVal = uint64Bytes(v.u, binary.LittleEndian)[:fixedFormSize(at.form, uf)]
+			}
+		}
+	case dwarf.AttrDataMemberLoc:
+		if v.class == valConst {
+			va.memberOff, va.hasMemberOff = v.int64()
+		}
+	case dwarf.AttrBitSize, dwarf.AttrDataBitOffset:
+		va.bitField = true
+	default:
+		va.setSizeOrScope(at.attr, v)
+	}
+}
+
+// setSizeOrScope keeps the size, encoding and bounds of a type and the pc
+// range, language and location list base of a scope.
+func (va *varAttrs) setSizeOrScope(attr dwarf.Attr, v attrVal) {
+	switch attr {
+	case dwarf.AttrByteSize:
+		va.byteSize, _ = v.int64()
+	case dwarf.AttrEncoding:
+		va.encoding, _ = v.int64()
+	case dwarf.AttrCount:
+		if n, ok := v.int64(); ok {
+			va.count, va.hasCount = n, true
+		}
+	case dwarf.AttrUpperBound:
+		if n, ok := v.int64(); ok {
+			va.count, va.hasCount = n+1, true
+		}
+	case dwarf.AttrLowpc:
+		va.pc.low, va.pc.hasLow = v.addr()
+	case dwarf.AttrHighpc:
+		switch v.class {
+		case valAddr:
+			va.pc.high, va.pc.highKind = v.u, highAddr
+		case valConst:
+			va.pc.high, va.pc.highKind = v.u, highOffset
+		}
+	case dwarf.AttrRanges:
+		va.pc.ranges, va.pc.hasRangesAttr = v, true
+	case dwarf.AttrLanguage:
+		va.lang, _ = v.int64()
+	case dwarf.AttrLoclistsBase:
+		if n, ok := v.int64(); ok && n >= 0 {
+			va.loclistsBase = uint64(n)
+		}
+	case dwarf.AttrArtificial:
+		va.artificial = v.flag()
 	}
 }
 
