@@ -10,16 +10,27 @@ import (
 	"testing"
 )
 
-// TestIndexCacheSubprocess runs the built binary on a corpus core whose
-// frames reach libc (its libc6-dbg debug file has compressed sections):
-// the first run stores the decompressed sections under --index-cache DIR,
-// the second maps them and prints the same model, a damaged entry is
-// ignored and rebuilt with the model unchanged, and --index-cache off
-// writes no cache at all (not even in $XDG_CACHE_HOME).
+// TestIndexCacheSubprocess runs the built binary on corpus cores whose
+// frames reach libc (its libc6-dbg debug file has compressed sections) and
+// libstdc++ (symbols only): the first run stores the decompressed sections
+// and the symbol indexes under --index-cache DIR, the second maps them and
+// prints the same model, a damaged entry is ignored and rebuilt with the
+// model unchanged, and --index-cache off writes no cache at all (not even
+// in $XDG_CACHE_HOME).
 func TestIndexCacheSubprocess(t *testing.T) {
 	bin := buildFaultlineBinary(t)
-	core := gunzipTo(t, "testdata/native/cores/assert_abort.core.gz")
-	exe := "testdata/native/bin/assert_abort"
+	t.Run("assert_abort", func(t *testing.T) {
+		checkIndexCache(t, bin, "assert_abort", []string{"*-debug_info-*.idx"}, "abort")
+	})
+	t.Run("uncaught_throw", func(t *testing.T) {
+		// libstdc++'s sorted symbol index (.dynsym and PLT) is stored.
+		checkIndexCache(t, bin, "uncaught_throw", []string{"*-syms*-bin-*.idx"}, "__cxa_throw")
+	})
+}
+
+func checkIndexCache(t *testing.T, bin, name string, stored []string, function string) {
+	core := gunzipTo(t, "testdata/native/cores/"+name+".core.gz")
+	exe := "testdata/native/bin/" + name
 	dir := filepath.Join(t.TempDir(), "index")
 	xdg := t.TempDir()
 	analyze := func(cache string) []byte {
@@ -39,8 +50,13 @@ func TestIndexCacheSubprocess(t *testing.T) {
 	if len(entries) == 0 {
 		t.Fatalf("no cache entries in %s after the first run", dir)
 	}
-	if !bytes.Contains(first, []byte(`"function": "__pthread_kill_implementation"`)) && !bytes.Contains(first, []byte("abort")) {
-		t.Fatalf("model does not reach abort: %.400s", first)
+	for _, pat := range stored {
+		if m, _ := filepath.Glob(filepath.Join(dir, pat)); len(m) == 0 {
+			t.Errorf("no entry %s stored after the first run", pat)
+		}
+	}
+	if !bytes.Contains(first, []byte(function)) {
+		t.Fatalf("model does not reach %s: %.400s", function, first)
 	}
 	if second := analyze(dir); !bytes.Equal(second, first) {
 		t.Error("the run from the cache printed another model")

@@ -89,13 +89,15 @@ func (s *Symbols) HasDWARF() bool { return s.dwarfData() != nil }
 // are read when a symbol is returned.
 func (s *Symbols) symbols() {
 	s.symOnce.Do(func() {
-		s.binSyms = readSymbols(s.binary, ".symtab")
-		if s.binSyms == nil || len(s.binSyms.syms) == 0 {
-			s.binSyms = readSymbols(s.binary, ".dynsym")
-		}
-		s.binSyms = s.binSyms.withSynthetic(s.binary, pltSymbols(s.binary))
+		s.binSyms = cachedSymbols(s.binary, "bin", func() *symbolTable {
+			t := readSymbols(s.binary, ".symtab")
+			if t == nil || len(t.syms) == 0 {
+				t = readSymbols(s.binary, ".dynsym")
+			}
+			return t.withSynthetic(s.binary, pltSymbols(s.binary))
+		})
 		if s.debug != s.binary {
-			s.dbgSyms = readSymbols(s.debug, ".symtab")
+			s.dbgSyms = cachedSymbols(s.debug, "dbg", func() *symbolTable { return readSymbols(s.debug, ".symtab") })
 		} else if s.binary != nil && s.binary.elf.Section(".symtab") == nil {
 			// Stripped without a debug file: gdb then reads MiniDebugInfo
 			// as a separate debug object's symbol table.

@@ -98,7 +98,7 @@ func (m *module) init() {
 			if !ok {
 				return unwind.Section{}
 			}
-			return unwind.Section{Data: d, Addr: a}
+			return unwind.Section{Data: d, Addr: a, Index: debuginfo.FrameIndex(o, name, d)}
 		}
 		m.uw.EHFrame = sec(m.obj, ".eh_frame")
 		m.uw.EHFrameHdr = sec(m.obj, ".eh_frame_hdr")

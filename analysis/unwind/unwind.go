@@ -29,6 +29,8 @@ type Memory interface {
 type Section struct {
 	Data []byte
 	Addr uint64
+	// Index, when set, keeps the section's FDE index across processes.
+	Index frame.IndexStore
 }
 
 // Module is one mapped object, as the caller found it.
@@ -515,9 +517,11 @@ func (u *Unwinder) tablesFor(mod *Module, mem *memReader) *moduleTables {
 		t.eh = frame.NewEHFrame(mod.EHFrame.Data, mod.EHFrame.Addr, mod.EHFrameHdr.Data, mod.EHFrameHdr.Addr, a.Order, a.PtrSize)
 		bias := mod.Bias
 		t.eh.Deref = func(link uint64) (uint64, error) { return mem.word(link + bias) }
+		t.eh.Index = mod.EHFrame.Index
 	}
 	if len(mod.DebugFrame.Data) > 0 {
 		t.debug = frame.NewDebugFrame(mod.DebugFrame.Data, mod.DebugFrame.Addr, a.Order, a.PtrSize)
+		t.debug.Index = mod.DebugFrame.Index
 	}
 	u.tables[mod] = t
 	return t

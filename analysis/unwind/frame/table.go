@@ -63,6 +63,8 @@ type Table struct {
 	// a reader for DW_EH_PE_indirect pointers; all optional.
 	TextBase, DataBase uint64
 	Deref              func(linkAddr uint64) (uint64, error)
+	// Index, when set, keeps the FDE index across processes (indexstore.go).
+	Index IndexStore
 
 	mu       sync.Mutex
 	cies     map[uint64]*CIE
@@ -133,7 +135,7 @@ func (t *Table) fdeFor(pc uint64) (*FDE, error) {
 		// A stale or corrupt header: fall through to the full index.
 	}
 	if !t.indexed {
-		t.buildIndex()
+		t.loadOrBuildIndex()
 	}
 	i := sort.Search(len(t.index), func(i int) bool { return t.index[i].begin > pc }) - 1
 	// FDEs may overlap or nest (rarely); look back over those starting at or before pc.
