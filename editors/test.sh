@@ -24,17 +24,12 @@ step() { printf '== %s (%ds)\n' "$*" $((SECONDS - start)); }
 die() { echo "editors: setup failed: $*" >&2; echo "editors: 0 passed, 1 failed"; exit 1; }
 
 # 1. apt: Neovim 0.7.2, Chromium, libkrb5-dev for code-server's native modules,
-# and gdb (the VS Code debug checks compare with it).
-missing=()
-for p in neovim chromium libkrb5-dev gdb; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  step "apt-get install ${missing[*]}"
-  apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null || die "apt-get update"
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
-    "${missing[@]}" >/dev/null || die "apt-get install ${missing[*]}"
-fi
+# and gdb (the VS Code debug checks compare with it); through .ci/lib.sh's
+# apt_install (private archive cache, dpkg lock timeout).
+# shellcheck source=../.ci/lib.sh
+ci_start=$start
+. "$repo/.ci/lib.sh"
+apt_install neovim chromium libkrb5-dev gdb || die "apt-get install neovim chromium libkrb5-dev gdb"
 
 # 2. Newer Neovims, unpacked privately with their own loader.
 for suite in trixie forky; do
@@ -65,16 +60,26 @@ bin=$tools/bin/faultline
 # 5. The VS Code extension: type-check, bundle, package the linux-x64 .vsix
 # with the server inside (the one users install; nothing on PATH).
 step "build faultline-linux-x64.vsix"
+# npm ci: its log kept, and tried twice (a registry hiccup failed one CI run
+# with nothing to show for it).
+npm_ci() { # DIR LOG
+  local i
+  for i in 1 2; do
+    (cd "$1" && npm ci >"$2" 2>&1) && return 0
+    echo "npm ci in $1 failed (try $i); its log ends:" >&2
+    tail -15 "$2" >&2
+  done
+  return 1
+}
 if [ ! -d "$here/vscode/node_modules" ]; then
-  (cd "$here/vscode" && npm ci >/dev/null 2>&1) || die "npm ci in editors/vscode"
+  npm_ci "$here/vscode" "$tools/npm-ci-vscode.log" || die "npm ci in editors/vscode"
 fi
 bash "$here/vscode/package-platform.sh" linux-x64 >"$tools/vsce.log" 2>&1 || { cat "$tools/vsce.log" >&2; die "package-platform.sh linux-x64"; }
 
 # 6. code-server and playwright-core.
 if [ ! -x "$here/vscode/test/node_modules/.bin/code-server" ]; then
   step "npm ci code-server 4.139.1 + playwright-core"
-  (cd "$here/vscode/test" && npm ci >"$tools/code-server-install.log" 2>&1) ||
-    { tail -20 "$tools/code-server-install.log" >&2; die "npm ci in editors/vscode/test"; }
+  npm_ci "$here/vscode/test" "$tools/code-server-install.log" || die "npm ci in editors/vscode/test"
 fi
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/faultline-editors.XXXXXX")
