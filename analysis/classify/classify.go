@@ -78,7 +78,10 @@ func (a *analyzer) run() *model.Classification {
 		return a.cls
 	}
 	a.cls.Context = a.context()
-	a.classifyKind()
+	if !a.cutBeforeSignal() {
+		a.classifyKind()
+		a.noteCutData()
+	}
 	a.threads()
 	a.cls.Signature = a.signature()
 	if a.cls.Summary == "" {

@@ -238,8 +238,11 @@ func (a *analyzer) nullDetail(f *fault, base string, baseNull bool, addr uint64)
 // stackOverflow reports a fault at the stack pointer's guard gap, or an
 // unbounded recursion, as a stack overflow.
 func (a *analyzer) stackOverflow(f *fault, addr uint64, hasAddr bool) bool {
+	// Within 1 MiB below the stack pointer (a large frame's first touch)
+	// or a page above it (a push or a store into the frame just made,
+	// when the stack pointer itself already left the stack).
 	rsp, ok := f.regs["rsp"]
-	near := ok && hasAddr && addr < rsp+4096 && rsp-addr < 1<<20 && rsp > addr-4096
+	near := ok && hasAddr && addr < rsp+4096 && addr+1<<20 > rsp
 	cycle, depth := a.recursion()
 	if !near && depth < 1000 {
 		return false

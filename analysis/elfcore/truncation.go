@@ -20,6 +20,25 @@ type Truncation struct {
 	// NotesCut is set when a PT_NOTE segment (threads, registers,
 	// mappings) is cut short too.
 	NotesCut bool
+	// StacksAbsent lists the threads whose stack memory the cut removed.
+	StacksAbsent []int
+	// cut holds the address ranges whose dumped data is past the end of
+	// the file.
+	cut [][2]uint64
+}
+
+// CutAt reports whether the data of addr was dumped but lies past the
+// end of the file (memory the kernel chose not to dump is not cut).
+func (t *Truncation) CutAt(addr uint64) bool {
+	if t == nil {
+		return false
+	}
+	for _, r := range t.cut {
+		if addr >= r[0] && addr < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // truncated records that seg's data is cut to kept bytes by the end of
@@ -36,6 +55,7 @@ func (c *Core) truncated(seg Segment, load bool, kept uint64) {
 		return
 	}
 	t.Segments++
+	t.cut = append(t.cut, [2]uint64{seg.Vaddr + kept, seg.Vaddr + seg.Filesz})
 	if kept == 0 || seg.Vaddr < t.From {
 		t.From = min(t.From, seg.Vaddr+kept)
 	}
@@ -63,6 +83,10 @@ func (c *Core) reportMissingMemory() {
 	}
 	if len(stackless) > 0 {
 		msg += "; the stacks of " + threadList(stackless) + " are absent: their backtraces stop at the first frame"
+	}
+	t.StacksAbsent = stackless
+	if len(c.Threads) > 0 && t.CutAt(c.Threads[0].PC()) {
+		msg += fmt.Sprintf("; the code at the crashing thread's pc %#x is cut off", c.Threads[0].PC())
 	}
 	c.problem(int64(t.FileSize), "%s", msg)
 }

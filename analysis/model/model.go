@@ -33,6 +33,20 @@ type Dump struct {
 	Executable string `json:"executable,omitempty"`
 	PID        int    `json:"pid,omitempty"`
 	Command    string `json:"command,omitempty"`
+	// Incomplete says what a cut-short dump lacks; nil when it is whole.
+	Incomplete *Incomplete `json:"incomplete,omitempty"`
+}
+
+// Incomplete is what a truncated core (RLIMIT_CORE, a full disk, an
+// interrupted copy) lost that the crash's kind could rest on.
+type Incomplete struct {
+	// NotesCut: the notes are cut short, so threads, registers, the
+	// signal's details (NT_SIGINFO) or the mappings past the cut are absent.
+	NotesCut bool `json:"notesCut,omitempty"`
+	// CrashingStackAbsent: the crashing thread's stack memory is cut off.
+	CrashingStackAbsent bool `json:"crashingStackAbsent,omitempty"`
+	// FaultingCodeAbsent: the memory at the crashing thread's pc is cut off.
+	FaultingCodeAbsent bool `json:"faultingCodeAbsent,omitempty"`
 }
 
 // Signal is the signal that ended the process.

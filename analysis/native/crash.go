@@ -29,6 +29,7 @@ func (p *Process) crash(path string) *model.Crash {
 		}
 	}
 	c.Signal = p.signal()
+	c.Dump.Incomplete = p.incomplete()
 
 	u := unwind.NewUnwinder(p, p, unwind.Options{MaxFrames: p.opt.MaxFrames})
 	sym := newSymbolizer(p)

@@ -115,11 +115,21 @@ func writeMarkdown(p *printer, c *model.Crash, determinism, h string) {
 // liveDump reports whether the core was taken from a running process
 // (gcore stops it with SIGSTOP) rather than written by a crash.
 func liveDump(c *model.Crash) bool {
-	return c.Signal == nil || c.Signal.Number == 19
+	return (c.Signal == nil && !notesCutBeforeThreads(c)) || (c.Signal != nil && c.Signal.Number == 19)
+}
+
+// notesCutBeforeThreads reports a truncated core whose notes end before
+// the first thread's registers and signal: nothing says it was live.
+func notesCutBeforeThreads(c *model.Crash) bool {
+	in := c.Dump.Incomplete
+	return in != nil && in.NotesCut && len(c.Threads) == 0
 }
 
 func signalLine(c *model.Crash) string {
 	s := c.Signal
+	if notesCutBeforeThreads(c) {
+		return "unknown: the core is truncated inside its notes, before the first thread's registers and signal"
+	}
 	if liveDump(c) {
 		return "none: the core was dumped from a live process (gcore), not by a crash"
 	}
@@ -147,6 +157,9 @@ func signalLine(c *model.Crash) string {
 
 func crashingThreadLine(c *model.Crash) string {
 	t := c.CrashingThread()
+	if len(c.Threads) == 0 {
+		return "none: no thread is in the dump"
+	}
 	if t == nil || liveDump(c) {
 		return fmt.Sprintf("none (%d threads; the blocked ones are below)", len(c.Threads))
 	}
