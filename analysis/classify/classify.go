@@ -72,6 +72,7 @@ func (a *analyzer) run() *model.Classification {
 	}
 	a.start = a.reraiseStart()
 	a.f = a.readFault()
+	a.jvmHandlerNote()
 	a.cls.CulpritFrame = a.culprit()
 	if a.c.GPU != nil {
 		a.gpu()

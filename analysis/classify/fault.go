@@ -185,14 +185,14 @@ func (a *analyzer) sigframeFault() *fault {
 	}
 	f.pc = f.regs["rip"]
 	if f.sent {
-		a.evidence("a handler caught %s%s and re-raised it: frames #0-#%d are the handler; the kernel's signal frame "+
+		a.evidence("a handler caught %s%s and %s: frames #0-#%d are the handler; the kernel's signal frame "+
 			"at %#x records no CPU exception for it (trap %d%s): it was sent, not raised by an instruction",
-			f.name, parenthesized(f.code), k-1, uc, trapno, siginfoNote(info))
+			f.name, parenthesized(f.code), a.reraiseVerb(f), k-1, uc, trapno, siginfoNote(info))
 		return f
 	}
 	a.decodeFaulting(f)
-	a.evidence("a handler caught %s (%s) and re-raised it: frames #0-#%d are the handler; the kernel's signal frame "+
-		"at %#x holds the original fault (trap %d, error code %#x, cr2 %#x) and registers (rip=%#x)", f.name, f.code, k-1, uc, trapno, errCode, cr2, f.pc)
+	a.evidence("a handler caught %s (%s) and %s: frames #0-#%d are the handler; the kernel's signal frame "+
+		"at %#x holds the original fault (trap %d, error code %#x, cr2 %#x) and registers (rip=%#x)", f.name, f.code, a.reraiseVerb(f), k-1, uc, trapno, errCode, cr2, f.pc)
 	return f
 }
 
@@ -269,10 +269,33 @@ func (a *analyzer) handlerSiginfo(uc uint64) siginfoCopy {
 	pid, ok3 := a.readUint32(uc + ucSize + siPidOffset)
 	uid, ok4 := a.readUint32(uc + ucSize + siUIDOffset)
 	c := int32(code)
-	if !ok1 || !ok2 || !ok3 || !ok4 || int(signo) != a.c.Signal.Number || c < -7 || c > 0x80 {
+	if !ok1 || !ok2 || !ok3 || !ok4 || !a.handlerCaught(int(signo)) || c < -7 || c > 0x80 {
 		return siginfoCopy{}
 	}
 	return siginfoCopy{signo: int(signo), code: c, pid: int(int32(pid)), uid: int(uid), ok: true}
+}
+
+// handlerCaught reports whether a handler that ended the process with the
+// core's signal can have caught signo: the same signal re-raised, or a
+// fault signal a handler turned into abort() (the JVM's, after writing its
+// hs_err log).
+func (a *analyzer) handlerCaught(signo int) bool {
+	if signo == a.c.Signal.Number {
+		return true
+	}
+	switch signo {
+	case sigSEGV, sigBUS, sigFPE, sigILL, sigTRAP:
+		return a.c.Signal.Number == sigABRT
+	}
+	return false
+}
+
+// reraiseVerb says how the handler ended the process after catching f.
+func (a *analyzer) reraiseVerb(f *fault) string {
+	if f.signo != a.c.Signal.Number {
+		return "then raised " + a.c.Signal.Name
+	}
+	return "re-raised it"
 }
 
 func siginfoNote(info siginfoCopy) string {

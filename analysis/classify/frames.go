@@ -168,11 +168,24 @@ func (a *analyzer) signalFrame(from int) int {
 // past the re-raising handler, runtime machinery and library templates;
 // failing that, the first frame not in a runtime module; -1 if none.
 func (a *analyzer) culprit() int {
+	if a.jitCode(a.start) {
+		// The code that faulted (or was running) is the program's own,
+		// compiled at run time: no caller is more to blame.
+		return a.start
+	}
+	unnamed := false
 	for i := a.start; i < len(a.frames); i++ {
 		f := a.frames[i]
+		if unnamed && f.Trust == model.TrustScan {
+			// Past code no module names (JIT-compiled code), a frame only
+			// stack scanning found is a stale return address as often as a
+			// caller: the crash is blamed on the unnamed code, not on it.
+			break
+		}
 		if !isRuntime(f) && !isLibraryTemplate(f) && f.Function != "" {
 			return i
 		}
+		unnamed = unnamed || (f.Function == "" && !f.Signal)
 	}
 	for i := a.start; i < len(a.frames); i++ {
 		if !isRuntime(a.frames[i]) {
@@ -185,6 +198,22 @@ func (a *analyzer) culprit() int {
 		return a.start
 	}
 	return -1
+}
+
+// jitCode reports whether frame i runs code that no file maps but the
+// core holds: JIT-compiled code in anonymous executable memory (HotSpot,
+// V8), not a jump to a wild or NULL address, whose memory is not there.
+func (a *analyzer) jitCode(i int) bool {
+	if i >= len(a.frames) || a.p == nil {
+		return false
+	}
+	f := a.frames[i]
+	if f.Function != "" || f.Module != "" || f.Signal || f.Addr == 0 {
+		return false
+	}
+	var b [1]byte
+	n, _ := a.p.ReadMemory(f.Addr, b[:])
+	return n == 1
 }
 
 // crashPoint is the first frame past the runtime machinery, library

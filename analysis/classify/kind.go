@@ -248,8 +248,11 @@ func (a *analyzer) stackOverflow(f *fault, addr uint64, hasAddr bool) bool {
 		return false
 	}
 	a.cls.Kind = model.KindStackOverflow
-	if near {
-		a.evidence("the fault address %#x is %d bytes below the stack pointer %%rsp = %#x: the thread ran off the end of its stack into the guard page", addr, int64(rsp-addr), rsp)
+	switch {
+	case near && addr < rsp:
+		a.evidence("the fault address %#x is %d bytes below the stack pointer %%rsp = %#x: the thread ran off the end of its stack into the guard page", addr, rsp-addr, rsp)
+	case near:
+		a.evidence("the fault address %#x is %d bytes above the stack pointer %%rsp = %#x and not mapped: the stack pointer has already left the stack, into the guard page", addr, addr-rsp, rsp)
 	}
 	if depth > 0 {
 		a.evidence("recursion: the cycle %s repeats %d times (%d frames on the stack)", strings.Join(cycle, " → "), depth, len(a.frames))
@@ -417,6 +420,9 @@ func (a *analyzer) where() string {
 	name := f.Function
 	if name == "" || len(name) > 60 {
 		name = a.frameName(f)
+	}
+	if name == "??" && f.Module == "" {
+		return fmt.Sprintf("code at %#x that no loaded file maps (JIT-compiled or generated code)", f.Addr)
 	}
 	return describeFrame(f, name)
 }
