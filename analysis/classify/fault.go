@@ -66,7 +66,7 @@ func (a *analyzer) readFault() *fault {
 	}
 	if a.cls.Reraised {
 		if f := a.sigframeFault(); f != nil {
-			return f
+			return a.nestedFault(f)
 		}
 	}
 	f := &fault{signo: sig.Number, name: sig.Name, code: sig.Code, frame: 0}
@@ -104,6 +104,28 @@ func (a *analyzer) readFault() *fault {
 		}
 	} else if f.regs != nil {
 		f.pc = f.regs["rip"]
+	}
+	return f
+}
+
+// nestedFault follows handlers that caught a signal the process raised
+// itself while handling another (the Go runtime's handler, after a
+// SIGSEGV sent by kill, calls crash(), whose SIGABRT its handler catches
+// again): the original signal is on the next signal frame down.
+func (a *analyzer) nestedFault(f *fault) *fault {
+	for depth := 0; depth < 4 && f.sent && a.sentByItself(f); depth++ {
+		k := a.signalFrame(a.start)
+		if k <= 0 {
+			break
+		}
+		outer := a.start
+		a.start = k + 1
+		g := a.sigframeFault()
+		if g == nil {
+			a.start = outer
+			break
+		}
+		f = g
 	}
 	return f
 }

@@ -117,7 +117,9 @@ func isRuntime(f model.Frame) bool {
 		return true
 	}
 	fn := baseName(f.Function)
-	return runtimeFunctions[fn] || isSanitizerRuntime(fn)
+	// "runtime." names only the Go runtime's functions (no C or C++ name
+	// has a dot).
+	return runtimeFunctions[fn] || isSanitizerRuntime(fn) || strings.HasPrefix(fn, "runtime.")
 }
 
 // isLibraryTemplate reports whether a frame is standard-library code
@@ -176,7 +178,7 @@ func (a *analyzer) culprit() int {
 	unnamed := false
 	for i := a.start; i < len(a.frames); i++ {
 		f := a.frames[i]
-		if unnamed && f.Trust == model.TrustScan {
+		if unnamed && f.Trust == model.TrustScan && a.hostCore() {
 			// Past code no module names (JIT-compiled code), a frame only
 			// stack scanning found is a stale return address as often as a
 			// caller: the crash is blamed on the unnamed code, not on it.
@@ -204,7 +206,7 @@ func (a *analyzer) culprit() int {
 // core holds: JIT-compiled code in anonymous executable memory (HotSpot,
 // V8), not a jump to a wild or NULL address, whose memory is not there.
 func (a *analyzer) jitCode(i int) bool {
-	if i >= len(a.frames) || a.p == nil {
+	if i >= len(a.frames) || a.p == nil || !a.hostCore() {
 		return false
 	}
 	f := a.frames[i]
@@ -214,6 +216,12 @@ func (a *analyzer) jitCode(i int) bool {
 	var b [1]byte
 	n, _ := a.p.ReadMemory(f.Addr, b[:])
 	return n == 1
+}
+
+// hostCore reports whether the crash is read from a process's core, whose
+// frames the unwinder found (a log's frames are as the log printed them).
+func (a *analyzer) hostCore() bool {
+	return a.c.GPU == nil && a.c.Dump.Format == "elf-core"
 }
 
 // crashPoint is the first frame past the runtime machinery, library

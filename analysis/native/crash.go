@@ -183,7 +183,14 @@ func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]model.Frame, st
 				Trust: model.Trust(pf.Trust), CFA: pf.CFA, Signal: true})
 			continue
 		}
-		levels := s.lookup(pf.PC, pf.ReturnAddress)
+		ra := pf.ReturnAddress
+		if ra && len(out) > 0 && out[len(out)-1].Function == "runtime.sigpanic" {
+			// The Go runtime's signal handler makes the faulting function
+			// look as if it called runtime.sigpanic, with the faulting pc
+			// itself as the return address (Go's traceback looks it up as is).
+			ra = false
+		}
+		levels := s.lookup(pf.PC, ra)
 		regs := pf.Regs.Named() // the registers recovered for this physical frame, shared by its inline levels
 		isMain := false
 		for _, l := range levels {
@@ -191,7 +198,7 @@ func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]model.Frame, st
 			l.Trust = model.Trust(pf.Trust)
 			l.CFA = pf.CFA
 			l.Regs = regs
-			if l.Function == "main" && !l.Inlined {
+			if (l.Function == "main" || l.Function == "main.main") && !l.Inlined {
 				isMain = true
 			}
 			out = append(out, l)

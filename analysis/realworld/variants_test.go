@@ -10,7 +10,8 @@ import (
 )
 
 // TestBuildVariants: the same program built as users build it — gcc and
-// clang, -flto -O3, -fomit-frame-pointer -fno-asynchronous-unwind-tables —
+// clang, -flto -O3, -fomit-frame-pointer -fno-asynchronous-unwind-tables,
+// -static —
 // crashed by a NULL dereference and by a thread overflowing its 256 KiB
 // stack: every thread's frames equal gdb's, and the kind and culprit do
 // not depend on the build.
@@ -22,8 +23,10 @@ func TestBuildVariants(t *testing.T) {
 	}{
 		{"gcc-lto-O3", "gcc", []string{"-flto", "-O3"}, []string{"null", "overflow"}},
 		{"clang-lto-O3", "clang", []string{"-flto", "-O3"}, []string{"null"}},
-		{"gcc-no-fp-no-async-unwind", "gcc", []string{"-O2", "-fomit-frame-pointer", "-fno-asynchronous-unwind-tables"}, []string{"null"}},
+		{"gcc-no-fp-no-async-unwind", "gcc", []string{"-O2", "-fomit-frame-pointer", "-fno-asynchronous-unwind-tables"}, []string{"null", "overflow"}},
 		{"clang-no-fp-no-async-unwind", "clang", []string{"-O2", "-fomit-frame-pointer", "-fno-asynchronous-unwind-tables"}, []string{"null", "overflow"}},
+		{"gcc-static-O2", "gcc", []string{"-static", "-O2"}, []string{"null", "overflow"}},
+		{"clang-static-O2", "clang", []string{"-static", "-O2"}, []string{"null", "overflow"}},
 	} {
 		for _, mode := range tc.modes {
 			t.Run(tc.name+"-"+mode, func(t *testing.T) {
