@@ -84,27 +84,16 @@ func goTraceback(t *testing.T, out, fn string) string {
 // return addresses) where faultline stops.
 func compareGoWithGDB(t *testing.T, gdb *logs.GDBLog, c *model.Crash, sigpanicCaller string) {
 	t.Helper()
-	byLWP := map[int]model.Thread{}
-	for _, th := range c.Threads {
-		byLWP[th.ID] = th
-	}
-	if len(gdb.Threads) != len(c.Threads) {
-		t.Errorf("%d threads, gdb shows %d", len(c.Threads), len(gdb.Threads))
-	}
-	compared := 0
-	for _, wt := range gdb.Threads {
-		want, got := trimUnnamed(crashlab.GDBLines(wt)), trimUnnamed(crashlab.ModelLines(byLWP[wt.LWP]))
+	n := compareThreads(t, gdb, c, func(want []string, th model.Thread) ([]string, []string) {
+		want = trimUnnamed(want)
 		for i := 1; i < len(want); i++ {
 			if strings.HasPrefix(want[i-1], "runtime.sigpanic") && want[i] == "??" && sigpanicCaller != "" {
 				want[i] = sigpanicCaller
 			}
 		}
-		if d := crashlab.Diff(want, got); d != "" {
-			t.Errorf("LWP %d: %s", wt.LWP, d)
-		}
-		compared += len(want)
-	}
-	t.Logf("%d threads, %d frames compared", len(gdb.Threads), compared)
+		return want, trimUnnamed(crashlab.ModelLines(th))
+	})
+	t.Logf("%d threads, %d frames compared", len(gdb.Threads), n)
 }
 
 // trimUnnamed drops the trailing `??` frames.

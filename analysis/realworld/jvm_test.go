@@ -110,16 +110,8 @@ func checkJVMFault(t *testing.T, c *model.Crash, culprit string) {
 // by guesses (frame pointers that V8 and HotSpot do not keep).
 func compareUpToJIT(t *testing.T, gdb *logs.GDBLog, c *model.Crash) {
 	t.Helper()
-	byLWP := map[int]model.Thread{}
-	for _, th := range c.Threads {
-		byLWP[th.ID] = th
-	}
-	if len(gdb.Threads) != len(c.Threads) {
-		t.Errorf("%d threads, gdb shows %d", len(c.Threads), len(gdb.Threads))
-	}
-	compared, jit := 0, 0
-	for _, wt := range gdb.Threads {
-		th := byLWP[wt.LWP]
+	jit := 0
+	n := compareThreads(t, gdb, c, func(want []string, th model.Thread) ([]string, []string) {
 		n := len(th.Frames)
 		for i, f := range th.Frames {
 			if f.Function == "" && f.Module == "" && !f.Signal {
@@ -127,12 +119,7 @@ func compareUpToJIT(t *testing.T, gdb *logs.GDBLog, c *model.Crash) {
 				break
 			}
 		}
-		want, got := crashlab.GDBLines(wt), crashlab.ModelLines(th)
-		want, got = want[:min(n, len(want))], got[:n]
-		if d := crashlab.Diff(want, got); d != "" {
-			t.Errorf("LWP %d: %s", wt.LWP, d)
-		}
-		compared += n
-	}
-	t.Logf("%d threads, %d frames equal to gdb's, %d threads stop at a JIT frame", len(gdb.Threads), compared, jit)
+		return want[:min(n, len(want))], crashlab.ModelLines(th)[:n]
+	})
+	t.Logf("%d threads, %d frames equal to gdb's, %d threads stop at a JIT frame", len(gdb.Threads), n, jit)
 }
