@@ -106,11 +106,15 @@ func TestTruncatedCoreClaimsNoKind(t *testing.T) {
 			if err := report.Markdown(&md, c, ""); err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(md.String(), "live process") || !strings.Contains(md.String(), "**Crash signal:** unknown: the core is truncated") {
+			if strings.Contains(md.String(), "live process") || !strings.Contains(md.String(), "**Crash signal:** unknown: the core is truncated") ||
+				!strings.Contains(md.String(), "1. Get a whole core") {
 				t.Errorf("cut in NT_PRSTATUS: the report calls it a live dump or names no truncation:\n%s", md.String())
 			}
 			c = open(cuts.siginfo)
 			check("cut in NT_SIGINFO", c, model.KindUnknown, "NT_SIGINFO", c.Signal.Name)
+			if strings.Contains(c.Classification.Summary, "JIT") {
+				t.Errorf("cut in NT_SIGINFO: the executable that could not be placed is called JIT code: %s", c.Classification.Summary)
+			}
 			c = open(cuts.memory)
 			check("stacks cut off", c, tc.stackless, tc.stacklessSays, "stack is cut off the core")
 			if in := c.Dump.Incomplete; in == nil || !in.CrashingStackAbsent || in.NotesCut {

@@ -421,7 +421,7 @@ func (a *analyzer) where() string {
 	if name == "" || len(name) > 60 {
 		name = a.frameName(f)
 	}
-	if name == "??" && f.Module == "" {
+	if name == "??" && a.jitCode(i) {
 		return fmt.Sprintf("code at %#x that no loaded file maps (JIT-compiled or generated code)", f.Addr)
 	}
 	return describeFrame(f, name)

@@ -60,7 +60,7 @@ var Kinds = []Kind{
 		fixed("Give AddressSanitizer's report (the program's stderr) with the core: `faultline analyze CORE asan.log` names the bug type and the allocation and free stacks.")},
 	{model.KindKilled, "the fatal signal was sent (kill, tgkill, sigqueue), not raised by a fault: the stacks are a snapshot",
 		fixed("Find what sent the signal (the sender's pid and uid are in the signal line: a timeout, watchdog, job scheduler or a user's kill), and read the stacks as a snapshot of where the process was, not as a crash site.")},
-	{model.KindUnknown, "none of the above: the signal and the stacks are given as they are", at("Start from %s.")},
+	{model.KindUnknown, "none of the above: the signal and the stacks are given as they are", unknownSteps},
 }
 
 // KindOf returns the table's row for a kind name, and the row of
@@ -106,4 +106,14 @@ func gpuAddressSteps(c *model.Crash, where string) []string {
 		}
 	}
 	return []string{s + "; the block/thread indices above give the index's inputs."}
+}
+
+// unknownSteps: a core cut short is the first thing to fix; otherwise
+// start from the culprit.
+func unknownSteps(c *model.Crash, where string) []string {
+	if c.Dump.Incomplete != nil {
+		return []string{"Get a whole core: this one is cut short (the problem \"the core is truncated\" below says where); raise `ulimit -c` " +
+			"(or systemd-coredump's ProcessSizeMax), check the disk the core is written to, and crash the program again."}
+	}
+	return []string{fmt.Sprintf("Start from %s.", where)}
 }

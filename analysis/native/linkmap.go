@@ -61,7 +61,11 @@ func (p *Process) exeWithoutNTFile() string {
 // the dynamic linker's link_map list.
 func (p *Process) loadModulesFromLinkMap(entry uint64) {
 	exe := p.exeWithoutNTFile()
-	if exe == "" || entry == 0 {
+	switch {
+	case entry == 0 && exe != "":
+		p.problem("", "the core has neither an NT_FILE note nor the auxiliary vector's entry point (AT_ENTRY): %s cannot be placed in memory, so no module is symbolized", exe)
+		return
+	case exe == "":
 		p.problem("", "the core has no NT_FILE note and the executable is unknown: pass the crashed program with --exe to find its libraries through the dynamic linker's link_map")
 		return
 	}
