@@ -24,104 +24,135 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		return nil, invalidParams("%s takes one argument object, got %d arguments", params.Command, len(params.Arguments))
 	}
 	s.log.Debug("executeCommand", zap.String("command", params.Command), zap.ByteString("argument", arg))
-	switch params.Command {
-	case CommandOpen:
-		var a OpenArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, invalidParams("%s: %v", CommandOpen, err)
-		}
-		sum, err := s.openDump(ctx, a, params.WorkDoneToken)
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return nil, requestCancelled(err)
-			}
-			return nil, jsonrpc2.NewError(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), err.Error())
-		}
-		return marshalAny(sum)
-
-	case CommandJobReport:
-		var a JobReportArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, invalidParams("%s: %v", CommandJobReport, err)
-		}
-		rep, err := s.jobReport(ctx, a)
-		if err != nil {
-			return nil, failed(err)
-		}
-		return marshalAny(rep)
-
-	case CommandClose:
-		return marshalAny(map[string]bool{"closed": s.closeDump()})
-
-	case CommandSelectThread:
-		var a struct {
-			Thread int `json:"thread"`
-		}
-		if err := decodeArg(arg, &a); err != nil || a.Thread == 0 {
-			return nil, invalidParams(`%s wants {"thread": id}`, CommandSelectThread)
-		}
-		if err := s.rebuild(a.Thread); err != nil {
-			return nil, failed(err)
-		}
-		v := s.current()
-		return marshalAny(summarize(v))
-
-	case CommandGotoFrame:
-		var a struct {
-			Thread int `json:"thread"`
-			Frame  int `json:"frame"`
-			// Level is a GPU inline level (1 = innermost) to show instead.
-			Level int `json:"level"`
-		}
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, invalidParams(`%s wants {"thread": id, "frame": n} or {"level": k}`, CommandGotoFrame)
-		}
-		var loc *frameLocation
-		var err error
-		if a.Level != 0 {
-			loc, err = s.gotoGPULevel(ctx, a.Level)
-		} else {
-			loc, err = s.gotoFrame(ctx, a.Thread, a.Frame)
-		}
-		if err != nil {
-			return nil, failed(err)
-		}
-		return marshalAny(loc)
-
-	case CommandFetchSources:
-		var a FetchSourcesArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, invalidParams(`%s wants {} or {"fix": commit}: %v`, CommandFetchSources, err)
-		}
-		res, err := s.fetchSources(ctx, a, params.WorkDoneToken)
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return nil, requestCancelled(err)
-			}
-			s.showMessage(protocol.MessageTypeError, "faultline: fetching sources: "+err.Error())
-			return nil, failed(err)
-		}
-		return marshalAny(res)
-
-	case CommandShowCommit:
-		var a ShowCommitArgs
-		if err := decodeArg(arg, &a); err != nil {
-			return nil, invalidParams(`%s wants {"repo": url, "commit": hash}: %v`, CommandShowCommit, err)
-		}
-		res, err := s.showCommit(ctx, a)
-		if err != nil {
-			return nil, failed(err)
-		}
-		return marshalAny(res)
-
-	case CommandReport:
-		path, err := s.writeReport(ctx)
-		if err != nil {
-			return nil, failed(err)
-		}
-		return marshalAny(map[string]string{"path": path})
+	run, ok := commandHandlers[params.Command]
+	if !ok {
+		return nil, invalidParams("unknown command %q", params.Command)
 	}
-	return nil, invalidParams("unknown command %q", params.Command)
+	res, err := run(s, ctx, arg, params)
+	if err != nil {
+		return nil, err
+	}
+	return marshalAny(res)
+}
+
+// A commandHandler runs one command with its argument (empty when there
+// is none); its result is the command's answer.
+type commandHandler func(s *Server, ctx context.Context, arg json.RawMessage, params *protocol.ExecuteCommandParams) (any, error)
+
+// commandHandlers is the table of the faultline.* commands.
+var commandHandlers = map[string]commandHandler{
+	CommandOpen:         (*Server).runOpen,
+	CommandJobReport:    (*Server).runJobReport,
+	CommandClose:        (*Server).runClose,
+	CommandSelectThread: (*Server).runSelectThread,
+	CommandGotoFrame:    (*Server).runGotoFrame,
+	CommandFetchSources: (*Server).runFetchSources,
+	CommandShowCommit:   (*Server).runShowCommit,
+	CommandReport:       (*Server).runReport,
+}
+
+func (s *Server) runOpen(ctx context.Context, arg json.RawMessage, params *protocol.ExecuteCommandParams) (any, error) {
+	var a OpenArgs
+	if err := decodeArg(arg, &a); err != nil {
+		return nil, invalidParams("%s: %v", CommandOpen, err)
+	}
+	sum, err := s.openDump(ctx, a, params.WorkDoneToken)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, requestCancelled(err)
+		}
+		return nil, jsonrpc2.NewError(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), err.Error())
+	}
+	return sum, nil
+}
+
+func (s *Server) runJobReport(ctx context.Context, arg json.RawMessage, _ *protocol.ExecuteCommandParams) (any, error) {
+	var a JobReportArgs
+	if err := decodeArg(arg, &a); err != nil {
+		return nil, invalidParams("%s: %v", CommandJobReport, err)
+	}
+	rep, err := s.jobReport(ctx, a)
+	if err != nil {
+		return nil, failed(err)
+	}
+	return rep, nil
+}
+
+func (s *Server) runClose(context.Context, json.RawMessage, *protocol.ExecuteCommandParams) (any, error) {
+	return map[string]bool{"closed": s.closeDump()}, nil
+}
+
+func (s *Server) runSelectThread(_ context.Context, arg json.RawMessage, _ *protocol.ExecuteCommandParams) (any, error) {
+	var a struct {
+		Thread int `json:"thread"`
+	}
+	if err := decodeArg(arg, &a); err != nil || a.Thread == 0 {
+		return nil, invalidParams(`%s wants {"thread": id}`, CommandSelectThread)
+	}
+	if err := s.rebuild(a.Thread); err != nil {
+		return nil, failed(err)
+	}
+	v := s.current()
+	return summarize(v), nil
+}
+
+func (s *Server) runGotoFrame(ctx context.Context, arg json.RawMessage, _ *protocol.ExecuteCommandParams) (any, error) {
+	var a struct {
+		Thread int `json:"thread"`
+		Frame  int `json:"frame"`
+		// Level is a GPU inline level (1 = innermost) to show instead.
+		Level int `json:"level"`
+	}
+	if err := decodeArg(arg, &a); err != nil {
+		return nil, invalidParams(`%s wants {"thread": id, "frame": n} or {"level": k}`, CommandGotoFrame)
+	}
+	var loc *frameLocation
+	var err error
+	if a.Level != 0 {
+		loc, err = s.gotoGPULevel(ctx, a.Level)
+	} else {
+		loc, err = s.gotoFrame(ctx, a.Thread, a.Frame)
+	}
+	if err != nil {
+		return nil, failed(err)
+	}
+	return loc, nil
+}
+
+func (s *Server) runFetchSources(ctx context.Context, arg json.RawMessage, params *protocol.ExecuteCommandParams) (any, error) {
+	var a FetchSourcesArgs
+	if err := decodeArg(arg, &a); err != nil {
+		return nil, invalidParams(`%s wants {} or {"fix": commit}: %v`, CommandFetchSources, err)
+	}
+	res, err := s.fetchSources(ctx, a, params.WorkDoneToken)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, requestCancelled(err)
+		}
+		s.showMessage(protocol.MessageTypeError, "faultline: fetching sources: "+err.Error())
+		return nil, failed(err)
+	}
+	return res, nil
+}
+
+func (s *Server) runShowCommit(ctx context.Context, arg json.RawMessage, _ *protocol.ExecuteCommandParams) (any, error) {
+	var a ShowCommitArgs
+	if err := decodeArg(arg, &a); err != nil {
+		return nil, invalidParams(`%s wants {"repo": url, "commit": hash}: %v`, CommandShowCommit, err)
+	}
+	res, err := s.showCommit(ctx, a)
+	if err != nil {
+		return nil, failed(err)
+	}
+	return res, nil
+}
+
+func (s *Server) runReport(ctx context.Context, _ json.RawMessage, _ *protocol.ExecuteCommandParams) (any, error) {
+	path, err := s.writeReport(ctx)
+	if err != nil {
+		return nil, failed(err)
+	}
+	return map[string]string{"path": path}, nil
 }
 
 // decodeArg decodes a command argument strictly; an absent argument is

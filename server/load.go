@@ -125,8 +125,63 @@ func (s *Server) latest(ctx context.Context, seq uint64, f func()) bool {
 }
 
 func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.ProgressToken) (*OpenSummary, error) {
+	settings, err := s.checkOpenArgs(&args)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(context.Canceled) }
+	defer cancel()
+	seq := s.supersede(cancelCause)
+	prog := s.beginProgress(ctx, token, "faultline: opening "+filepath.Base(args.Dump), cancel)
+	defer prog.end("")
+
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if ctx.Err() != nil {
+		return nil, canceled(ctx)
+	}
+	sess, err := s.openSession(ctx, seq, args, s.loadOptions(ctx, seq, args, settings, prog))
+	if err != nil {
+		return nil, err
+	}
+	s.fetchDebuginfodSources(ctx, prog, sess.Crash)
+	l := &loaded{seq: seq, args: args, session: sess}
+	var old *loaded
+	if !s.latest(ctx, seq, func() {
+		s.mu.Lock()
+		old = s.cur
+		l.view = newView(sess.Crash, l, 0, s.res, s.valuesFor(sess))
+		s.cur = l
+		s.loading = nil
+		s.mu.Unlock()
+		s.publish(l.view)
+		s.refresh()
+	}) {
+		sess.Close()
+		s.abandon(ctx, seq)
+		return nil, canceled(ctx)
+	}
+	old.close()
+
+	sum := summarize(l.view)
+	if len(sum.Unresolved) > 0 {
+		s.showMessage(protocol.MessageTypeWarning, unresolvedMessage(l.view))
+	}
+	if msg := truncationMessage(l.view.crash); msg != "" {
+		s.showMessage(protocol.MessageTypeWarning, msg)
+	}
+	prog.end(sum.Summary)
+	s.log.Info("opened dump", zap.String("dump", args.Dump), zap.String("summary", sum.Summary))
+	return sum, nil
+}
+
+// checkOpenArgs makes the paths of faultline.open's arguments absolute and
+// checks that they name a regular dump file, an executable and a sysroot
+// directory; it returns the settings the load uses.
+func (s *Server) checkOpenArgs(args *OpenArgs) (Settings, error) {
 	if args.Dump == "" {
-		return nil, errors.New(`faultline.open needs {"dump": path}`)
+		return Settings{}, errors.New(`faultline.open needs {"dump": path}`)
 	}
 	s.mu.Lock()
 	args.Dump = s.absPath(args.Dump)
@@ -140,37 +195,29 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 	s.mu.Unlock()
 
 	if fi, err := os.Stat(args.Dump); err != nil {
-		return nil, fmt.Errorf("cannot read dump: %w", err)
+		return settings, fmt.Errorf("cannot read dump: %w", err)
 	} else if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a dump", args.Dump)
+		return settings, fmt.Errorf("%s is a directory, not a dump", args.Dump)
 	} else if !fi.Mode().IsRegular() {
 		// Opening a FIFO blocks until someone writes to it, and a device
 		// never ends: the language server opens regular files only.
-		return nil, fmt.Errorf("%s is not a regular file (%s); the language server opens dump files only", args.Dump, fileKind(fi.Mode()))
+		return settings, fmt.Errorf("%s is not a regular file (%s); the language server opens dump files only", args.Dump, fileKind(fi.Mode()))
 	}
 	if args.Exe != "" && !isFile(args.Exe) {
-		return nil, fmt.Errorf("executable %s does not exist (the \"exe\" argument of faultline.open)", args.Exe)
+		return settings, fmt.Errorf("executable %s does not exist (the \"exe\" argument of faultline.open)", args.Exe)
 	}
 	if args.Sysroot != "" {
 		if fi, err := os.Stat(args.Sysroot); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("sysroot %s is not a directory", args.Sysroot)
+			return settings, fmt.Errorf("sysroot %s is not a directory", args.Sysroot)
 		}
 	}
+	return settings, nil
+}
 
-	ctx, cancelCause := context.WithCancelCause(ctx)
-	cancel := func() { cancelCause(context.Canceled) }
-	defer cancel()
-	seq := s.supersede(cancelCause)
-	prog := s.beginProgress(ctx, token, "faultline: opening "+filepath.Base(args.Dump), cancel)
-	defer prog.end("")
-
-	s.loadMu.Lock()
-	defer s.loadMu.Unlock()
-	if ctx.Err() != nil {
-		return nil, canceled(ctx)
-	}
-
-	opts := analysis.Options{
+// loadOptions are the analysis options of load seq: its progress, and the
+// crashing thread published as soon as it is unwound.
+func (s *Server) loadOptions(ctx context.Context, seq uint64, args OpenArgs, settings Settings, prog *progress) analysis.Options {
+	return analysis.Options{
 		Exe:       args.Exe,
 		Sysroot:   args.Sysroot,
 		DebugDirs: settings.DebugDirs,
@@ -188,6 +235,12 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 			})
 		},
 	}
+}
+
+// openSession opens the dump in a goroutine of its own (analysis cannot be
+// interrupted, and a panic there becomes an error) and returns its session,
+// or an error as soon as ctx is cancelled.
+func (s *Server) openSession(ctx context.Context, seq uint64, args OpenArgs, opts analysis.Options) (*analysis.Session, error) {
 	type result struct {
 		sess *analysis.Session
 		err  error
@@ -220,36 +273,7 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 		s.abandon(ctx, seq)
 		return nil, r.err
 	}
-
-	s.fetchDebuginfodSources(ctx, prog, r.sess.Crash)
-	l := &loaded{seq: seq, args: args, session: r.sess}
-	var old *loaded
-	if !s.latest(ctx, seq, func() {
-		s.mu.Lock()
-		old = s.cur
-		l.view = newView(r.sess.Crash, l, 0, s.res, s.valuesFor(r.sess))
-		s.cur = l
-		s.loading = nil
-		s.mu.Unlock()
-		s.publish(l.view)
-		s.refresh()
-	}) {
-		r.sess.Close()
-		s.abandon(ctx, seq)
-		return nil, canceled(ctx)
-	}
-	old.close()
-
-	sum := summarize(l.view)
-	if len(sum.Unresolved) > 0 {
-		s.showMessage(protocol.MessageTypeWarning, unresolvedMessage(l.view))
-	}
-	if msg := truncationMessage(l.view.crash); msg != "" {
-		s.showMessage(protocol.MessageTypeWarning, msg)
-	}
-	prog.end(sum.Summary)
-	s.log.Info("opened dump", zap.String("dump", args.Dump), zap.String("summary", sum.Summary))
-	return sum, nil
+	return r.sess, nil
 }
 
 func (s *Server) valuesFor(sess *analysis.Session) ValueReader {

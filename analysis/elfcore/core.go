@@ -163,24 +163,10 @@ const (
 
 // parseHeader decodes the ELF header, the program headers and the notes.
 func (c *Core) parseHeader() error {
+	if err := c.readIdent(); err != nil {
+		return err
+	}
 	d := c.data
-	if len(d) < elf.EI_NIDENT {
-		return &FormatError{Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
-	}
-	if string(d[:4]) != elf.ELFMAG {
-		return &FormatError{Off: 0, Msg: "not an ELF file (bad magic)"}
-	}
-	if class := elf.Class(d[elf.EI_CLASS]); class != elf.ELFCLASS64 {
-		return &FormatError{Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v: %s", class, archOf(d))}
-	}
-	switch elf.Data(d[elf.EI_DATA]) {
-	case elf.ELFDATA2LSB:
-		c.ByteOrder = binary.LittleEndian
-	case elf.ELFDATA2MSB:
-		c.ByteOrder = binary.BigEndian
-	default:
-		return &FormatError{Off: elf.EI_DATA, Msg: fmt.Sprintf("unknown ELF data encoding %d", d[elf.EI_DATA])}
-	}
 	if len(d) < ehdr64Size {
 		return &FormatError{Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
 	}
@@ -200,6 +186,49 @@ func (c *Core) parseHeader() error {
 	if c.Machine != elf.EM_X86_64 && c.Machine != elf.EM_AARCH64 {
 		return &FormatError{Off: 18, Msg: fmt.Sprintf("unsupported machine %v: %s", c.Machine, archOf(d))}
 	}
+	phnum, ok := c.programHeaderCount(phoff, shoff, phentsize, phnum)
+	if !ok {
+		return nil
+	}
+	notes := c.readProgramHeaders(phoff, phentsize, phnum)
+	c.indexSegments()
+	if len(notes) == 0 {
+		c.problem(int64(phoff), "core has no PT_NOTE segment: no threads, registers or mappings")
+	}
+	c.parseNotes(notes, phoff)
+	c.reportMissingMemory()
+	return nil
+}
+
+// readIdent checks e_ident: the magic, a 64-bit class, and the byte order,
+// which it sets.
+func (c *Core) readIdent() error {
+	d := c.data
+	if len(d) < elf.EI_NIDENT {
+		return &FormatError{Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
+	}
+	if string(d[:4]) != elf.ELFMAG {
+		return &FormatError{Off: 0, Msg: "not an ELF file (bad magic)"}
+	}
+	if class := elf.Class(d[elf.EI_CLASS]); class != elf.ELFCLASS64 {
+		return &FormatError{Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v: %s", class, archOf(d))}
+	}
+	switch elf.Data(d[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		c.ByteOrder = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		c.ByteOrder = binary.BigEndian
+	default:
+		return &FormatError{Off: elf.EI_DATA, Msg: fmt.Sprintf("unknown ELF data encoding %d", d[elf.EI_DATA])}
+	}
+	return nil
+}
+
+// programHeaderCount is how many program headers to read: e_phnum (or
+// section header 0's sh_info under PN_XNUM), cut to what the file holds
+// and to maxSegments. ok is false when there are none to read; each cut is
+// a problem.
+func (c *Core) programHeaderCount(phoff, shoff, phentsize, phnum uint64) (n uint64, ok bool) {
 	if phnum == pnXnum {
 		// gABI "Extended numbering": sh_info of section header 0.
 		if sh := c.fileBytes(shoff, shdr64Size); sh != nil {
@@ -211,15 +240,15 @@ func (c *Core) parseHeader() error {
 	}
 	if phnum == 0 {
 		c.problem(56, "core has no program headers")
-		return nil
+		return 0, false
 	}
 	if phentsize < phdr64Size {
 		c.problem(54, "program header size %d is smaller than %d; ignoring program headers", phentsize, phdr64Size)
-		return nil
+		return 0, false
 	}
 	avail := uint64(0)
-	if phoff < uint64(len(d)) {
-		avail = (uint64(len(d)) - phoff) / phentsize
+	if phoff < uint64(len(c.data)) {
+		avail = (uint64(len(c.data)) - phoff) / phentsize
 	}
 	if phnum > avail {
 		c.problem(int64(phoff), "program header table has %d entries but the file holds %d", phnum, avail)
@@ -229,10 +258,15 @@ func (c *Core) parseHeader() error {
 		c.problem(int64(phoff), "%d program headers exceed the limit of %d", phnum, maxSegments)
 		phnum = maxSegments
 	}
-	var notes []Segment
+	return phnum, true
+}
+
+// readProgramHeaders reads phnum program headers: PT_LOAD segments go to
+// c.Segments, PT_NOTE segments are returned.
+func (c *Core) readProgramHeaders(phoff, phentsize, phnum uint64) (notes []Segment) {
 	for i := uint64(0); i < phnum; i++ {
 		off := phoff + i*phentsize
-		p := newCursor(d[off:off+phdr64Size], c.ByteOrder, int64(off))
+		p := newCursor(c.data[off:off+phdr64Size], c.ByteOrder, int64(off))
 		ptype := elf.ProgType(p.u32())
 		seg := Segment{Flags: elf.ProgFlag(p.u32())}
 		seg.Offset = p.u64()
@@ -247,10 +281,12 @@ func (c *Core) parseHeader() error {
 			notes = append(notes, c.clampSegment(seg, int64(off), false))
 		}
 	}
-	c.indexSegments()
-	if len(notes) == 0 {
-		c.problem(int64(phoff), "core has no PT_NOTE segment: no threads, registers or mappings")
-	}
+	return notes
+}
+
+// parseNotes reads the notes of every PT_NOTE segment, each note range
+// once, within the notes' budgets.
+func (c *Core) parseNotes(notes []Segment, phoff uint64) {
 	np := noteParser{core: c, walkBudget: maxNotes, copyBudget: maxNoteCopy}
 	seen := make(map[[2]uint64]bool, len(notes))
 	for _, n := range notes {
@@ -263,8 +299,6 @@ func (c *Core) parseHeader() error {
 		np.parse(c.data[n.Offset:n.Offset+n.Filesz], int64(n.Offset))
 	}
 	np.finish(int64(phoff))
-	c.reportMissingMemory()
-	return nil
 }
 
 // clampSegment makes seg consistent with the file: Filesz is cut to Memsz

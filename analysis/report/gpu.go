@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/model"
@@ -54,16 +53,7 @@ func writeGPUMarkdown(p *printer, c *model.Crash, determinism, h string) {
 	for i, s := range gpuNextSteps(c) {
 		p.f("%d. %s\n", i+1, s)
 	}
-	if len(c.Problems) > 0 {
-		p.f("\n%s# Problems while reading the dump\n\n", h)
-		for _, pr := range c.Problems {
-			if pr.Module != "" {
-				p.f("- `%s`: %s\n", filepath.Base(pr.Module), pr.Message)
-			} else {
-				p.f("- %s\n", pr.Message)
-			}
-		}
-	}
+	problemsSection(p, c, h)
 }
 
 func orDefault(s, d string) string {

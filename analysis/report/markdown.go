@@ -45,6 +45,40 @@ func writeMarkdown(p *printer, c *model.Crash, determinism, h string) {
 	p.f("**Kind:** `%s`%s  \n", cls.Kind, reraisedNote(cls))
 	p.f("**Signature:** `%s`\n\n", cls.Signature)
 
+	callChainSection(p, c, cls, h)
+
+	p.f("%s# Crashing instruction\n\n", h)
+	instruction(p, c)
+
+	p.f("%s# Environment\n\n", h)
+	environment(p, c)
+
+	p.f("%s# Root cause hypothesis\n\n", h)
+	rootCause(p, c)
+
+	p.f("%s# Evidence\n\n", h)
+	for _, e := range cls.Evidence {
+		p.f("- %s\n", e)
+	}
+	if cls.Message != "" {
+		p.f("\nMessage recovered from the core:\n\n```\n%s\n```\n", cls.Message)
+	}
+	p.f("\n")
+	threadsSection(p, c)
+
+	p.f("%s# Upstream fix status\n\n", h)
+	p.f("%s.\n\n", upperFirst(notChecked))
+
+	p.f("%s# Recommended next steps\n\n", h)
+	for i, s := range nextSteps(c, determinism) {
+		p.f("%d. %s\n", i+1, s)
+	}
+	problemsSection(p, c, h)
+}
+
+// callChainSection writes the call chain of the crashing thread, or for a
+// live dump of the threads holding the locks of a deadlock.
+func callChainSection(p *printer, c *model.Crash, cls *model.Classification, h string) {
 	chainThreads := []model.Thread{}
 	if t := c.CrashingThread(); t != nil && !liveDump(c) {
 		chainThreads = append(chainThreads, *t)
@@ -73,41 +107,19 @@ func writeMarkdown(p *printer, c *model.Crash, determinism, h string) {
 	if anyComponentMissing(c) {
 		p.f("_Components: %s._\n\n", notChecked)
 	}
+}
 
-	p.f("%s# Crashing instruction\n\n", h)
-	instruction(p, c)
-
-	p.f("%s# Environment\n\n", h)
-	environment(p, c)
-
-	p.f("%s# Root cause hypothesis\n\n", h)
-	rootCause(p, c)
-
-	p.f("%s# Evidence\n\n", h)
-	for _, e := range cls.Evidence {
-		p.f("- %s\n", e)
+// problemsSection lists the problems met while reading the dump, if any.
+func problemsSection(p *printer, c *model.Crash, h string) {
+	if len(c.Problems) == 0 {
+		return
 	}
-	if cls.Message != "" {
-		p.f("\nMessage recovered from the core:\n\n```\n%s\n```\n", cls.Message)
-	}
-	p.f("\n")
-	threadsSection(p, c)
-
-	p.f("%s# Upstream fix status\n\n", h)
-	p.f("%s.\n\n", upperFirst(notChecked))
-
-	p.f("%s# Recommended next steps\n\n", h)
-	for i, s := range nextSteps(c, determinism) {
-		p.f("%d. %s\n", i+1, s)
-	}
-	if len(c.Problems) > 0 {
-		p.f("\n%s# Problems while reading the dump\n\n", h)
-		for _, pr := range c.Problems {
-			if pr.Module != "" {
-				p.f("- `%s`: %s\n", filepath.Base(pr.Module), pr.Message)
-			} else {
-				p.f("- %s\n", pr.Message)
-			}
+	p.f("\n%s# Problems while reading the dump\n\n", h)
+	for _, pr := range c.Problems {
+		if pr.Module != "" {
+			p.f("- `%s`: %s\n", filepath.Base(pr.Module), pr.Message)
+		} else {
+			p.f("- %s\n", pr.Message)
 		}
 	}
 }

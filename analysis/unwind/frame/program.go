@@ -197,15 +197,13 @@ func (m *machine) expr(c *cursor.Cursor) []byte {
 // step executes one instruction (DWARF 5 §6.4.2).
 func (m *machine) step(c *cursor.Cursor) {
 	op := c.U8()
-	row := m.row
-	daf := m.cie.DataAlign
 	switch op & 0xc0 {
 	case DW_CFA_advance_loc:
 		m.advance(uint64(op & 0x3f))
 		return
 	case DW_CFA_offset:
 		r := uint64(op & 0x3f)
-		row.Regs[r] = Rule{Kind: RuleOffset, Offset: int64(c.ULEB128()) * daf}
+		m.row.Regs[r] = Rule{Kind: RuleOffset, Offset: int64(c.ULEB128()) * m.cie.DataAlign}
 		return
 	case DW_CFA_restore:
 		m.restore(uint64(op & 0x3f))
@@ -214,23 +212,7 @@ func (m *machine) step(c *cursor.Cursor) {
 	switch op {
 	case DW_CFA_nop:
 	case DW_CFA_set_loc:
-		var loc uint64
-		if m.t.kind == EHFrame {
-			var ind bool
-			loc, ind = readEncoded(c, m.cie.FDEEncoding, m.t.ptrSize, pointerBases{section: m.t.addr + c.Base, text: m.t.TextBase, data: m.t.DataBase, fn: m.fde.Begin})
-			if ind {
-				c.Fail("indirect DW_CFA_set_loc")
-			}
-		} else {
-			loc = c.Uint(int(m.cie.AddressSize))
-		}
-		if c.Err() == nil {
-			if loc < m.loc {
-				c.Fail("DW_CFA_set_loc moves backwards")
-				return
-			}
-			m.setLoc(loc)
-		}
+		m.setLocTo(c)
 	case DW_CFA_advance_loc1:
 		m.advance(uint64(c.U8()))
 	case DW_CFA_advance_loc2:
@@ -239,6 +221,83 @@ func (m *machine) step(c *cursor.Cursor) {
 		m.advance(uint64(c.U32()))
 	case DW_CFA_MIPS_advance_loc8:
 		m.advance(c.U64())
+	case DW_CFA_remember_state:
+		if len(m.stack) >= maxStateDepth {
+			c.Fail("DW_CFA_remember_state nested deeper than %d", maxStateDepth)
+			return
+		}
+		m.stack = append(m.stack, m.row.clone())
+	case DW_CFA_restore_state:
+		if len(m.stack) == 0 {
+			c.Fail("DW_CFA_restore_state with no remembered state")
+			return
+		}
+		// Like GCC's unwinder and gdb, the remembered state includes the CFA rule.
+		saved := m.stack[len(m.stack)-1]
+		m.stack = m.stack[:len(m.stack)-1]
+		saved.ArgsSize = m.row.ArgsSize
+		m.row = saved
+	case DW_CFA_def_cfa, DW_CFA_def_cfa_sf, DW_CFA_def_cfa_register, DW_CFA_def_cfa_offset,
+		DW_CFA_def_cfa_offset_sf, DW_CFA_def_cfa_expression:
+		m.defCFA(c, op)
+	case DW_CFA_GNU_args_size:
+		m.row.ArgsSize = c.ULEB128()
+	case DW_CFA_GNU_window_save:
+		m.row.RASigned = !m.row.RASigned
+	default:
+		if !m.registerRule(c, op) {
+			c.Fail("unknown call frame instruction 0x%02x", op)
+		}
+	}
+}
+
+// setLocTo runs DW_CFA_set_loc: the location is an encoded pointer in
+// .eh_frame, an address in .debug_frame, and never moves backwards.
+func (m *machine) setLocTo(c *cursor.Cursor) {
+	var loc uint64
+	if m.t.kind == EHFrame {
+		var ind bool
+		loc, ind = readEncoded(c, m.cie.FDEEncoding, m.t.ptrSize, pointerBases{section: m.t.addr + c.Base, text: m.t.TextBase, data: m.t.DataBase, fn: m.fde.Begin})
+		if ind {
+			c.Fail("indirect DW_CFA_set_loc")
+		}
+	} else {
+		loc = c.Uint(int(m.cie.AddressSize))
+	}
+	if c.Err() == nil {
+		if loc < m.loc {
+			c.Fail("DW_CFA_set_loc moves backwards")
+			return
+		}
+		m.setLoc(loc)
+	}
+}
+
+// defCFA runs the instructions that define the CFA rule.
+func (m *machine) defCFA(c *cursor.Cursor, op uint8) {
+	row, daf := m.row, m.cie.DataAlign
+	switch op {
+	case DW_CFA_def_cfa:
+		row.CFA = CFARule{Reg: m.reg(c, c.ULEB128()), Offset: int64(c.ULEB128())}
+	case DW_CFA_def_cfa_sf:
+		row.CFA = CFARule{Reg: m.reg(c, c.ULEB128()), Offset: c.SLEB128() * daf}
+	case DW_CFA_def_cfa_register:
+		row.CFA.Reg = m.reg(c, c.ULEB128())
+		row.CFA.Expr = nil
+	case DW_CFA_def_cfa_offset:
+		row.CFA.Offset = int64(c.ULEB128())
+	case DW_CFA_def_cfa_offset_sf:
+		row.CFA.Offset = c.SLEB128() * daf
+	case DW_CFA_def_cfa_expression:
+		row.CFA = CFARule{Expr: m.expr(c)}
+	}
+}
+
+// registerRule runs the instructions that set one register's rule; it
+// returns false for an instruction that is none of them.
+func (m *machine) registerRule(c *cursor.Cursor, op uint8) bool {
+	row, daf := m.row, m.cie.DataAlign
+	switch op {
 	case DW_CFA_offset_extended:
 		r := m.reg(c, c.ULEB128())
 		row.Regs[r] = Rule{Kind: RuleOffset, Offset: int64(c.ULEB128()) * daf}
@@ -263,48 +322,16 @@ func (m *machine) step(c *cursor.Cursor) {
 	case DW_CFA_register:
 		r := m.reg(c, c.ULEB128())
 		row.Regs[r] = Rule{Kind: RuleRegister, Reg: m.reg(c, c.ULEB128())}
-	case DW_CFA_remember_state:
-		if len(m.stack) >= maxStateDepth {
-			c.Fail("DW_CFA_remember_state nested deeper than %d", maxStateDepth)
-			return
-		}
-		m.stack = append(m.stack, row.clone())
-	case DW_CFA_restore_state:
-		if len(m.stack) == 0 {
-			c.Fail("DW_CFA_restore_state with no remembered state")
-			return
-		}
-		// Like GCC's unwinder and gdb, the remembered state includes the CFA rule.
-		saved := m.stack[len(m.stack)-1]
-		m.stack = m.stack[:len(m.stack)-1]
-		saved.ArgsSize = row.ArgsSize
-		m.row = saved
-	case DW_CFA_def_cfa:
-		row.CFA = CFARule{Reg: m.reg(c, c.ULEB128()), Offset: int64(c.ULEB128())}
-	case DW_CFA_def_cfa_sf:
-		row.CFA = CFARule{Reg: m.reg(c, c.ULEB128()), Offset: c.SLEB128() * daf}
-	case DW_CFA_def_cfa_register:
-		row.CFA.Reg = m.reg(c, c.ULEB128())
-		row.CFA.Expr = nil
-	case DW_CFA_def_cfa_offset:
-		row.CFA.Offset = int64(c.ULEB128())
-	case DW_CFA_def_cfa_offset_sf:
-		row.CFA.Offset = c.SLEB128() * daf
-	case DW_CFA_def_cfa_expression:
-		row.CFA = CFARule{Expr: m.expr(c)}
 	case DW_CFA_expression:
 		r := m.reg(c, c.ULEB128())
 		row.Regs[r] = Rule{Kind: RuleExpression, Expr: m.expr(c)}
 	case DW_CFA_val_expression:
 		r := m.reg(c, c.ULEB128())
 		row.Regs[r] = Rule{Kind: RuleValExpression, Expr: m.expr(c)}
-	case DW_CFA_GNU_args_size:
-		row.ArgsSize = c.ULEB128()
-	case DW_CFA_GNU_window_save:
-		row.RASigned = !row.RASigned
 	default:
-		c.Fail("unknown call frame instruction 0x%02x", op)
+		return false
 	}
+	return true
 }
 
 // restore sets register r's rule back to the one the CIE's initial
