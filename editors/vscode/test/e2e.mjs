@@ -302,9 +302,22 @@ async function explorerRow(page) {
   }
   await tree.hover();
   await page.locator('.action-label[aria-label^="Collapse Folders in Explorer"]').first().click();
-  await tree.locator('.monaco-list-row', { hasText: /^cores$/ }).first().click();
+  const cores = tree.locator('.monaco-list-row', { hasText: /^cores$/ }).first();
   const file = tree.locator('.monaco-list-row', { hasText: 'null_inline.core.gz' }).first();
-  await file.waitFor({ timeout: 60000 });
+  // A click while the collapse is still being drawn can be lost (or undo
+  // the expansion): click cores/ while it is collapsed, at most every 3 s,
+  // until its files show.
+  let clicked = 0;
+  await waitFor(90000, async () => {
+    if (await file.isVisible()) {
+      return true;
+    }
+    if (Date.now() - clicked > 3000 && (await cores.getAttribute('aria-expanded', { timeout: 10000 })) !== 'true') {
+      await cores.click({ timeout: 10000 });
+      clicked = Date.now();
+    }
+    return false;
+  }, 'cores/null_inline.core.gz in the Explorer');
   await file.scrollIntoViewIfNeeded();
   return file;
 }
