@@ -343,6 +343,9 @@ do
   package.loaded.dap = nil
 end
 
+-- Frames without local source open read-only documents (framedoc.lua, issue 14).
+dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/framedoc.lua')(record, check)
+
 -- Source lookup with no workspace (lookup.lua, issue 14).
 dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/lookup.lua')(
   record, check, assert(os.getenv('FAULTLINE_BIN')))

@@ -1,6 +1,8 @@
 // The Crash view: threads with identical stacks grouped under one node
 // (with a count), each group expanding into its frames; clicking a frame
-// opens its source line.
+// opens its source line, or the read-only disassembly document of a frame
+// without local source. Frames come in pages (faultline/threads); a deep
+// stack ends in a "more frames" node that loads the next page.
 
 import * as vscode from 'vscode';
 import { FrameInfo, ThreadInfo, ThreadsResult, baseName } from './protocol';
@@ -17,11 +19,20 @@ export interface FrameNode {
   frame: FrameInfo;
 }
 
-export type CrashNode = ThreadGroup | FrameNode;
+/** The node after the loaded frames of a deep stack. */
+export interface MoreNode {
+  kind: 'more';
+  thread: ThreadInfo;
+}
 
-/** stackKey names a thread's stack for grouping: function, file and line of every frame. */
+export type CrashNode = ThreadGroup | FrameNode | MoreNode;
+
+/**
+ * stackKey names a thread's stack for grouping: the server's hash of every
+ * frame (the frames sent are only a page), else the frames themselves.
+ */
 function stackKey(t: ThreadInfo): string {
-  return t.frames.map((f) => `${f.function ?? f.pc}@${f.file ?? ''}:${f.line ?? 0}`).join('\n');
+  return t.stack || t.frames.map((f) => `${f.function ?? f.pc}@${f.file ?? ''}:${f.line ?? 0}`).join('\n');
 }
 
 /**
@@ -57,6 +68,11 @@ export function frameLocation(f: FrameInfo): string {
   return f.module ? baseName(f.module) : '';
 }
 
+/** loadedEnd is the index after the last loaded frame of t. */
+function loadedEnd(t: ThreadInfo): number {
+  return (t.startFrame ?? 0) + t.frames.length;
+}
+
 export class CrashViewProvider implements vscode.TreeDataProvider<CrashNode> {
   private readonly changed = new vscode.EventEmitter<CrashNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -77,14 +93,36 @@ export class CrashViewProvider implements vscode.TreeDataProvider<CrashNode> {
     }
     if (node.kind === 'group') {
       const t = node.threads.find((x) => x.selected) ?? node.threads[0];
-      return t.frames.map((frame) => ({ kind: 'frame', thread: t, frame }));
+      const out: CrashNode[] = t.frames.map((frame) => ({ kind: 'frame', thread: t, frame }));
+      if (loadedEnd(t) < (t.totalFrames ?? 0)) {
+        out.push({ kind: 'more', thread: t });
+      }
+      return out;
     }
     return [];
+  }
+
+  /** appendFrames adds a page of thread's frames (from faultline/threads) after the loaded ones. */
+  appendFrames(page: ThreadInfo): void {
+    const t = this.result?.threads.find((x) => x.id === page.id);
+    if (!t || page.startFrame !== loadedEnd(t)) {
+      return;
+    }
+    t.frames.push(...page.frames);
+    this.changed.fire(undefined);
   }
 
   getTreeItem(node: CrashNode): vscode.TreeItem {
     if (node.kind === 'group') {
       return this.groupItem(node);
+    }
+    if (node.kind === 'more') {
+      const t = node.thread;
+      const item = new vscode.TreeItem(`… ${t.totalFrames - loadedEnd(t)} more frames`, vscode.TreeItemCollapsibleState.None);
+      item.description = `of ${t.totalFrames}`;
+      item.command = { title: 'Load More Frames', command: 'faultline.ui.moreFrames', arguments: [t.id] };
+      item.contextValue = 'faultline.moreFrames';
+      return item;
     }
     const f = node.frame;
     const item = new vscode.TreeItem(frameLabel(f), vscode.TreeItemCollapsibleState.None);
@@ -105,6 +143,8 @@ export class CrashViewProvider implements vscode.TreeDataProvider<CrashNode> {
         command: 'vscode.open',
         arguments: [vscode.Uri.parse(f.uri), { selection: new vscode.Range(line, 0, line, 0) } as vscode.TextDocumentShowOptions],
       };
+    } else if (f.docUri) {
+      item.command = { title: 'Open Frame Disassembly', command: 'faultline.ui.openFrameDocument', arguments: [f.docUri] };
     }
     return item;
   }

@@ -11,7 +11,8 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { CrashViewProvider, ThreadGroup } from './crashView';
-import { Commands, MethodThreads, OpenSummary, ThreadsResult } from './protocol';
+import { Commands, MethodThreads, MoreFrames, OpenSummary, ThreadsParams, ThreadsResult } from './protocol';
+import { FrameDocumentProvider, FrameScheme, frameDocumentsFeature } from './frameDocument';
 import { CrashStatus } from './statusBar';
 import { registerDebugger } from './debug';
 import { DumpEditorProvider, dumpEditorViewType } from './dumpEditor';
@@ -37,6 +38,7 @@ let client: LanguageClient | undefined;
 let startedCommand: string | undefined;
 let lastOpen: OpenArgs | undefined;
 const view = new CrashViewProvider();
+const frameDocs = new FrameDocumentProvider(() => (client && client.state === State.Running ? client : undefined));
 let status: CrashStatus | undefined;
 let refreshTimer: NodeJS.Timeout | undefined;
 let output: vscode.OutputChannel;
@@ -68,6 +70,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('faultline.ui.fetchSources', fetchSources),
     vscode.commands.registerCommand('faultline.ui.refreshCrashView', refresh),
     vscode.commands.registerCommand('faultline.ui.analyzeFile', analyzeFile),
+    vscode.workspace.registerTextDocumentContentProvider(FrameScheme, frameDocs),
+    vscode.commands.registerCommand('faultline.ui.openFrameDocument', (uri: string) => frameDocs.open(vscode.Uri.parse(uri))),
+    vscode.commands.registerCommand('faultline.ui.moreFrames', moreFrames),
     vscode.window.registerCustomEditorProvider(
       dumpEditorViewType,
       // The crash editor keeps the focus; the culprit opens beside it.
@@ -127,6 +132,7 @@ async function startClient(): Promise<void> {
     },
   };
   client = new LanguageClient('faultline', 'Faultline', serverOptions, clientOptions);
+  client.registerFeature(frameDocumentsFeature);
   try {
     await client.start();
   } catch (err) {
@@ -284,6 +290,23 @@ async function refresh(): Promise<ThreadsResult | undefined> {
   } catch (err) {
     output.appendLine(`${MethodThreads} failed: ${errorText(err)}`);
     return undefined;
+  }
+}
+
+/** moreFrames loads the next page of thread's frames into the Crash view. */
+async function moreFrames(thread: number): Promise<void> {
+  const t = view.result?.threads.find((x) => x.id === thread);
+  if (!t || !client || client.state !== State.Running) {
+    return;
+  }
+  const params: ThreadsParams = { thread, startFrame: (t.startFrame ?? 0) + t.frames.length, levels: MoreFrames };
+  try {
+    const res = await client.sendRequest<ThreadsResult>(MethodThreads, params);
+    if (res.threads[0]) {
+      view.appendFrames(res.threads[0]);
+    }
+  } catch (err) {
+    output.appendLine(`${MethodThreads} ${JSON.stringify(params)} failed: ${errorText(err)}`);
   }
 }
 

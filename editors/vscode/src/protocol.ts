@@ -33,7 +33,19 @@ export interface ThreadInfo {
   name?: string;
   crashed: boolean;
   selected: boolean;
+  /** A page of the thread's frames, from startFrame (faultline/threads pages them). */
   frames: FrameInfo[];
+  startFrame: number;
+  totalFrames: number;
+  /** Equal for threads stopped in the same functions at the same lines. */
+  stack: string;
+}
+
+/** Params of "faultline/threads": a page of frames per thread (64 by default, at most 1000). */
+export interface ThreadsParams {
+  thread?: number;
+  startFrame?: number;
+  levels?: number;
 }
 
 export interface FrameInfo {
@@ -49,6 +61,17 @@ export interface FrameInfo {
   culprit?: boolean;
   /** Set when the frame's file resolves to a local one. */
   uri?: string;
+  /** The read-only faultline-frame: document of a frame without local source. */
+  docUri?: string;
+}
+
+/** Result of "faultline/frameDocument". */
+export interface FrameDocument {
+  uri: string;
+  name: string;
+  text: string;
+  /** 1-based line of the frame's pc (0: not listed). */
+  line: number;
 }
 
 /** Server commands (workspace/executeCommand) and requests. */
@@ -62,6 +85,11 @@ export const Commands = {
 } as const;
 
 export const MethodThreads = 'faultline/threads';
+export const MethodFrameDocument = 'faultline/frameDocument';
+/** The URI scheme of frame documents. */
+export const FrameScheme = 'faultline-frame';
+/** Frames asked for when the Crash view loads more of a deep stack. */
+export const MoreFrames = 500;
 
 /** The basename of a path, for labels. */
 export function baseName(p: string): string {

@@ -34,6 +34,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { frameDocChecks } from './framedoc.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../../..');
@@ -540,6 +541,10 @@ async function checks(page) {
     await lens.click();
     await waitFor(60000, async () => /Ln 34,/.test(await page.locator('.statusbar').innerText()), 'status bar "Ln 34"');
   });
+
+  // ---- frames without local source, paged stacks (framedoc.mjs, issue 14 items 2-3) ----
+  await frameDocChecks({ page, check, runCommand, pickPath, waitFor, workspace });
+  // ---- end of frame documents ----
 }
 
 /**

@@ -6,6 +6,7 @@
 --   :FaultlineThreads                frames into the quickfix list (:cnext walks the chain)
 --   :FaultlineReport                 the markdown report
 local lsp = require('faultline.lsp')
+local framedoc = require('faultline.framedoc')
 
 local M = {}
 
@@ -44,9 +45,22 @@ local function err_text(err)
   return tostring(err)
 end
 
+--- show_frame_doc opens the read-only document of a frame without local
+--- source (a faultline-frame: URI) at line (0: the frame's pc).
+local function show_frame_doc(c, uri, line)
+  framedoc.open(c, uri, line, function(ok, err)
+    if not ok then
+      notify(err_text(err), vim.log.levels.ERROR)
+    end
+  end)
+end
+
 --- jump shows uri at 1-based line in the current window.
 local function jump(uri, line)
   if not uri or uri == '' or not line or line < 1 then
+    return false
+  end
+  if framedoc.is_uri(uri) then
     return false
   end
   local path = vim.uri_to_fname(uri)
@@ -75,7 +89,11 @@ handlers.commands = {
         return
       end
       if loc and not loc.shown then
-        jump(loc.uri, loc.line)
+        if framedoc.is_uri(loc.uri) then
+          show_frame_doc(client, loc.uri, loc.line)
+        else
+          jump(loc.uri, loc.line)
+        end
       end
       lsp.refresh_lenses(client)
     end)
@@ -127,6 +145,9 @@ handlers.on_attach = function(client, bufnr)
     vim.lsp.codelens.refresh()
   end
 end
+
+-- The handlers, for tests that run a lens command as Neovim does.
+M.__handlers = handlers
 
 local function client()
   local c = lsp.client(M.config, handlers)
@@ -234,14 +255,16 @@ function M.frame_items(thread)
   return items
 end
 
---- threads fetches faultline/threads and calls f(result).
-function M.threads(f)
+--- threads fetches faultline/threads (params: { thread?, startFrame?,
+--- levels? }, a page of frames per thread; default the first 64) and calls
+--- f(result, client).
+function M.threads(f, params)
   local c = client()
   if not c then
     return
   end
   lsp.when_ready(c, function()
-    lsp.request(c, 'faultline/threads', vim.empty_dict(), function(err, res)
+    lsp.request(c, 'faultline/threads', params or vim.empty_dict(), function(err, res)
       if err then
         notify(err_text(err), vim.log.levels.ERROR)
         return
@@ -284,7 +307,12 @@ function M.quickfix(thread, on_done)
     end
     local function fill()
       local title = string.format('faultline: thread %d%s — %s', t.id, t.crashed and ' (crashed)' or '', res.summary)
-      vim.fn.setqflist({}, ' ', { title = title, items = M.frame_items(t) })
+      local items = M.frame_items(t)
+      if (t.totalFrames or 0) > #t.frames then
+        table.insert(items, { text = string.format('… %d more frames (:FaultlineUp walks them)', t.totalFrames - #t.frames),
+          valid = 0 })
+      end
+      vim.fn.setqflist({}, ' ', { title = title, items = items })
       if M.config.open_quickfix then
         vim.cmd('copen')
         vim.cmd('wincmd p')
@@ -293,10 +321,19 @@ function M.quickfix(thread, on_done)
         on_done(t)
       end
     end
+    -- The list holds up to 1000 frames (the server's largest page).
+    local function fetch()
+      lsp.request(c, 'faultline/threads', { thread = t.id, levels = 1000 }, function(err, page)
+        if not err and page and page.threads and page.threads[1] then
+          t = page.threads[1]
+        end
+        fill()
+      end)
+    end
     if t.id ~= res.selectedThread then
-      select_thread(c, t.id, fill)
+      select_thread(c, t.id, fetch)
     else
-      fill()
+      fetch()
     end
   end)
 end
@@ -333,7 +370,7 @@ end
 --- toward the callers) and `down` (delta -1, toward the crash), showing the
 --- frame's line; frames without a local file are named, not opened.
 function M.move_frame(delta)
-  M.threads(function(res)
+  M.threads(function(res, c)
     local t
     for _, x in ipairs(res.threads or {}) do
       if x.id == res.selectedThread then
@@ -352,14 +389,31 @@ function M.move_frame(delta)
         end
       end
     end
-    M.frame_index = math.max(1, math.min(#t.frames, M.frame_index + delta))
-    local f = t.frames[M.frame_index]
-    local name = string.format('#%d %s', f.index, f['function'] or f.pc)
-    if f.uri and f.line and jump(f.uri, f.line) then
-      notify(name)
-    else
-      notify(name .. ' has no local source (' .. (f.file or f.module or f.pc or '?') .. ')')
+    M.frame_index = math.max(1, math.min(t.totalFrames or #t.frames, M.frame_index + delta))
+    local function go(f)
+      local name = string.format('#%d %s', f.index, f['function'] or f.pc)
+      if f.uri and f.line and jump(f.uri, f.line) then
+        notify(name)
+      elseif f.docUri then
+        show_frame_doc(c, f.docUri)
+        notify(name .. ' (no local source: disassembly)')
+      else
+        notify(name .. ' has no local source (' .. (f.file or f.module or f.pc or '?') .. ')')
+      end
     end
+    if t.frames[M.frame_index] then
+      go(t.frames[M.frame_index])
+      return
+    end
+    -- Past the first page of a deep stack: ask for that one frame.
+    lsp.request(c, 'faultline/threads', { thread = t.id, startFrame = M.frame_index - 1, levels = 1 }, function(err, page)
+      local f = not err and page and page.threads and page.threads[1] and page.threads[1].frames[1]
+      if f then
+        go(f)
+      else
+        notify(err_text(err or 'no such frame'), vim.log.levels.ERROR)
+      end
+    end)
   end)
 end
 
