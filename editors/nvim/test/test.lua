@@ -345,6 +345,8 @@ end
 
 -- Frames without local source open read-only documents (framedoc.lua, issue 14).
 dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/framedoc.lua')(record, check)
+-- Deep stacks come in pages (paging.lua, issue 14).
+dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/paging.lua')(record, check)
 
 -- Source lookup with no workspace (lookup.lua, issue 14).
 dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/lookup.lua')(
