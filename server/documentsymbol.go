@@ -71,7 +71,7 @@ func (v *view) selectedOutline(path string) (protocol.DocumentSymbol, bool) {
 		}
 		children = append(children, frameSymbol(v, st, name, detail))
 	}
-	return threadSymbol(v, v.thread.ID, v.thread.Crashed, children), true
+	return threadSymbol(v.thread.ID, v.thread.Crashed, children), true
 }
 
 // otherOutlines are the symbols of the threads other than the selected one
@@ -114,7 +114,7 @@ func (v *view) otherOutlines(path string) []protocol.DocumentSymbol {
 			st := site{thread: t, frame: fr, path: path, line: f.key.line}
 			children = append(children, frameSymbol(v, st, fmt.Sprintf("#%d %s", fr.Index, funcName(fr)), fmt.Sprintf("line %d", fr.Line)))
 		}
-		out = append(out, threadSymbol(v, id, t.Crashed, children))
+		out = append(out, threadSymbol(id, t.Crashed, children))
 	}
 	return out
 }
@@ -125,9 +125,12 @@ func frameSymbol(v *view, st site, name, detail string) protocol.DocumentSymbol 
 	return protocol.DocumentSymbol{Name: name, Detail: &detail, Kind: protocol.SymbolKindFunction, Range: r, SelectionRange: r}
 }
 
-// threadSymbol is a thread's symbol spanning its children's lines (kind
-// Event for the crashed thread, Object for the others).
-func threadSymbol(v *view, id int, crashed bool, children []protocol.DocumentSymbol) protocol.DocumentSymbol {
+// threadSymbol is a thread's symbol (kind Event for the crashed thread,
+// Object for the others). Its range is its innermost frame's line only: a
+// thread is no scope of the source, and a range spanning its frames would
+// make editors' sticky scroll and breadcrumbs hold "thread N" over the
+// unrelated code between them.
+func threadSymbol(id int, crashed bool, children []protocol.DocumentSymbol) protocol.DocumentSymbol {
 	name := fmt.Sprintf("thread %d", id)
 	kind := protocol.SymbolKindObject
 	if crashed {
@@ -135,15 +138,6 @@ func threadSymbol(v *view, id int, crashed bool, children []protocol.DocumentSym
 		kind = protocol.SymbolKindEvent
 	}
 	r := children[0].Range
-	for _, c := range children[1:] {
-		if c.Range.Start.Line < r.Start.Line {
-			r.Start = c.Range.Start
-		}
-		if c.Range.End.Line > r.End.Line {
-			r.End = c.Range.End
-		}
-	}
-	r.Start.Character = 0
 	detail := fmt.Sprintf("frames on %d lines of this file", len(children))
 	return protocol.DocumentSymbol{Name: name, Detail: &detail, Kind: kind, Range: r, SelectionRange: children[0].Range, Children: children}
 }

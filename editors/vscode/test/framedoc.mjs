@@ -16,6 +16,15 @@ async function docText(page, waitFor, marker) {
   }, `a document with "${marker}"`);
 }
 
+/** crashTree shows the Crash view (its activity-bar icon toggles it: click only when hidden) and returns its list. */
+async function crashTree(page) {
+  const tree = page.locator('.pane', { hasText: 'Crash' }).locator('.monaco-list').first();
+  if (!(await tree.isVisible().catch(() => false))) {
+    await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().click();
+  }
+  return tree;
+}
+
 export async function frameDocChecks({ page, check, runCommand, pickPath, waitFor, workspace }) {
   const core = (name) => `${workspace}/cores/${name}.core.gz`;
   const bin = (name) => `${workspace}/bin/${name}`;
@@ -46,8 +55,7 @@ export async function frameDocChecks({ page, check, runCommand, pickPath, waitFo
     return toasts === '' || `error toasts: ${toasts}`;
   });
   await check("frame documents: the Crash view's #0 syscall (libc, no source here) opens its disassembly", async () => {
-    await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().click();
-    const tree = page.locator('.pane', { hasText: 'Crash' }).locator('.monaco-list').first();
+    const tree = await crashTree(page);
     const row = tree.locator('.monaco-list-row', { hasText: '#0 syscall' }).first();
     await row.waitFor({ timeout: 20000 });
     await row.click();
@@ -67,8 +75,7 @@ export async function frameDocChecks({ page, check, runCommand, pickPath, waitFo
     return;
   }
   await check('paged frames: the Crash view shows 64 frames and "… more frames", which loads the next page', async () => {
-    await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().click();
-    const tree = page.locator('.pane', { hasText: 'Crash' }).locator('.monaco-list').first();
+    const tree = await crashTree(page);
     const more = tree.locator('.monaco-list-row', { hasText: 'more frames' }).first();
     await tree.locator('.monaco-list-row', { hasText: '#0 ' }).first().waitFor({ timeout: 20000 });
     await tree.hover();
