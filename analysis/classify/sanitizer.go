@@ -27,8 +27,9 @@ func isSanitizerRuntime(fn string) bool {
 }
 
 // asanCheck is ASan's failed-check entry point the instrumented code
-// calls: __asan_report_load8, __asan_report_exp_store_n, ...
-var asanCheck = regexp.MustCompile(`^__(?:asan|hwasan)_report_(?:exp_)?(load|store)(\d+|_n)(?:_noabort)?$`)
+// calls: __asan_report_load8, __asan_report_exp_store_n, ... (gcc's
+// libasan's DWARF names them inside namespace __asan).
+var asanCheck = regexp.MustCompile(`^(?:__asan::)?__(?:asan|hwasan)_report_(?:exp_)?(load|store)(\d+|_n)(?:_noabort)?$`)
 
 // asanReportFunctions are the runtime's report paths for errors found in
 // interceptors and the allocator (double free, memcpy overlap, ...).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/model"
 )
@@ -43,7 +44,7 @@ func AttachSanitizerLog(c *model.Crash, path string) {
 // program's, past the runtime's interceptors): "main (asan.c:22)".
 func firstSourceFrame(frames []ASanFrame) string {
 	for _, f := range frames {
-		if f.File != "" && f.Line > 0 {
+		if f.File != "" && f.Line > 0 && !sanitizerRuntimeFrame(f) {
 			return fmt.Sprintf("%s (%s:%d)", f.Function, baseOf(f.File), f.Line)
 		}
 	}
@@ -57,4 +58,12 @@ func baseOf(p string) string {
 		}
 	}
 	return p
+}
+
+// sanitizerRuntimeFrame reports a frame of the sanitizer runtime itself:
+// gcc's libasan has line information, so its interceptors
+// (__interceptor_malloc at asan_malloc_linux.cpp:69) come with a source.
+func sanitizerRuntimeFrame(f ASanFrame) bool {
+	return strings.HasPrefix(f.Function, "__interceptor_") || strings.HasPrefix(f.Function, "___interceptor_") ||
+		strings.Contains(f.File, "/libsanitizer/") || strings.Contains(f.File, "/compiler-rt/")
 }

@@ -11,12 +11,19 @@ import (
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
-// TestAddressSanitizer: clang links ASan's runtime into the executable; an
+// TestAddressSanitizer: clang links ASan's runtime into the executable,
+// gcc links libasan.so (its runtime frames are in that module); an
 // ASan abort is classified from the report functions on the stack, and
 // from ASan's own report when its log is given, with the culprit the first
 // program frame (never __sanitizer::Abort or __asan_report_load8).
 func TestAddressSanitizer(t *testing.T) {
-	bin := buildOnce(t, "asan", "clang", []string{"asan.c"}, "-fsanitize=address", "-O1", "-g")
+	for _, compiler := range []string{"clang", "gcc"} {
+		t.Run(compiler, func(t *testing.T) { testAddressSanitizer(t, compiler) })
+	}
+}
+
+func testAddressSanitizer(t *testing.T, compiler string) {
+	bin := buildOnce(t, "asan-"+compiler, compiler, []string{"asan.c"}, "-fsanitize=address", "-O1", "-g")
 	for _, tc := range []struct {
 		mode, culprit, check, kind string
 		withLog                    []string
