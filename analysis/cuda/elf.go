@@ -3,6 +3,8 @@ package cuda
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // ELF constants used here (System V gABI, "ELF Header" and "Sections").
@@ -27,22 +29,18 @@ const (
 	maxSections = 1 << 20
 )
 
-// FormatError reports bytes that are not what the reader expected.
-type FormatError struct {
-	What string // the structure being read
-	Off  uint64 // file offset, when meaningful
-	Msg  string
-}
+// FormatError reports bytes that are not what the reader expected: Format
+// names the structure being read. It is analysis's one FormatError type.
+type FormatError = cursor.FormatError
 
-func (e *FormatError) Error() string {
-	if e.Off != 0 {
-		return fmt.Sprintf("%s at offset %#x: %s", e.What, e.Off, e.Msg)
-	}
-	return e.What + ": " + e.Msg
-}
-
+// formatErr is a FormatError in the structure what at file offset off (0:
+// the ELF header's own checks, which name no offset).
 func formatErr(what string, off uint64, format string, args ...any) error {
-	return &FormatError{What: what, Off: off, Msg: fmt.Sprintf(format, args...)}
+	o := int64(off)
+	if off == 0 {
+		o = cursor.NoOffset
+	}
+	return &FormatError{Format: what, Off: o, Msg: fmt.Sprintf(format, args...)}
 }
 
 // elfFile is a little-endian ELF64 image read from memory. It is written for

@@ -86,7 +86,7 @@ func parseLineTables(sec []byte) ([]*lineTable, error) {
 	for off := uint64(0); off < uint64(len(sec)); {
 		t, next, err := parseLineTable(sec, off)
 		if err != nil {
-			return tables, formatErr(".debug_line unit", off, "%v", err)
+			return tables, &FormatError{Format: ".debug_line unit", Off: int64(off), Msg: err.Error(), Err: err}
 		}
 		tables = append(tables, t)
 		off = next

@@ -3,6 +3,8 @@ package debuginfo
 import (
 	"debug/dwarf"
 	"fmt"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // Abbreviation tables (DWARF 5 §7.5.3) and attribute forms (§7.5.6), read
@@ -117,39 +119,39 @@ type unitFormat struct {
 // table has no such code).
 func parseAbbrevs(sec []byte, off uint64, uf unitFormat, only uint64) (*abbrevTable, error) {
 	if off > uint64(len(sec)) {
-		return nil, &FormatError{Section: ".debug_abbrev", Off: int64(off), Msg: "abbreviation table offset past the section"}
+		return nil, &FormatError{Format: ".debug_abbrev", Off: int64(off), Msg: "abbreviation table offset past the section"}
 	}
-	c := &cursor{section: ".debug_abbrev", data: sec, off: int(off)}
+	c := &cursor.Cursor{Format: ".debug_abbrev", Data: sec, Off: int(off)}
 	t := &abbrevTable{}
 	for n := 0; ; n++ {
 		if n >= maxAbbrevs {
-			return nil, &FormatError{Section: ".debug_abbrev", Off: int64(off), Msg: "too many abbreviations"}
+			return nil, &FormatError{Format: ".debug_abbrev", Off: int64(off), Msg: "too many abbreviations"}
 		}
-		code := c.uleb()
-		if c.err != nil {
-			return nil, c.err
+		code := c.ULEB128()
+		if c.Err() != nil {
+			return nil, c.Err()
 		}
 		if code == 0 {
 			if only != 0 {
-				return nil, &FormatError{Section: ".debug_abbrev", Off: int64(off), Msg: fmt.Sprintf("no abbreviation %d", only)}
+				return nil, &FormatError{Format: ".debug_abbrev", Off: int64(off), Msg: fmt.Sprintf("no abbreviation %d", only)}
 			}
 			return t, nil
 		}
-		a := &abbrev{tag: dwarf.Tag(c.uleb()), children: c.u8() != 0, sibAt: -1}
+		a := &abbrev{tag: dwarf.Tag(c.ULEB128()), children: c.U8() != 0, sibAt: -1}
 		for {
-			attr, fm := c.uleb(), c.uleb()
-			if c.err != nil {
-				return nil, c.err
+			attr, fm := c.ULEB128(), c.ULEB128()
+			if c.Err() != nil {
+				return nil, c.Err()
 			}
 			if attr == 0 && fm == 0 {
 				break
 			}
 			if len(a.attrs) >= maxAbbrevAttrs || attr > 0xffff || fm > 0xffff {
-				return nil, &FormatError{Section: ".debug_abbrev", Off: int64(c.pos()), Msg: "malformed abbreviation"}
+				return nil, &FormatError{Format: ".debug_abbrev", Off: int64(c.Pos()), Msg: "malformed abbreviation"}
 			}
 			at := abbrevAttr{attr: dwarf.Attr(attr), form: form(fm)}
 			if at.form == formImplicitConst {
-				at.implicit = c.sleb()
+				at.implicit = c.SLEB128()
 			}
 			a.attrs = append(a.attrs, at)
 		}

@@ -174,7 +174,7 @@ type unitDIE struct {
 // again with them.
 func (df *dwarfFile) readUnitDIE(u unitHeader, withTable bool) (*unitDIE, error) {
 	fail := func(msg string) error {
-		return &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.dieOff), Msg: msg}
+		return &FormatError{Path: df.obj.path, Format: ".debug_info", Off: int64(u.dieOff), Msg: msg}
 	}
 	if u.end > uint64(len(df.sec.info)) || u.dieOff > u.end {
 		return nil, fail("unit runs past the section")

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // maxUnits caps the number of compilation units indexed in one file.
@@ -102,51 +104,51 @@ func openDWARF(o *Object) (*dwarfFile, error) {
 
 // parseUnitHeaders walks .debug_info unit headers without reading DIEs.
 func parseUnitHeaders(info []byte, bo binary.ByteOrder) ([]unitHeader, error) {
-	c := &cursor{section: ".debug_info", data: info, bo: bo}
+	c := &cursor.Cursor{Format: ".debug_info", Data: info, Order: bo}
 	var units []unitHeader
-	for c.left() > 0 && c.err == nil {
+	for c.Len() > 0 && c.Err() == nil {
 		if len(units) >= maxUnits {
-			return units, &FormatError{Section: ".debug_info", Off: int64(c.pos()), Msg: "too many units"}
+			return units, &FormatError{Format: ".debug_info", Off: int64(c.Pos()), Msg: "too many units"}
 		}
-		u := unitHeader{off: c.pos()}
-		length, is64 := c.unitLength()
-		if c.err != nil {
+		u := unitHeader{off: c.Pos()}
+		length, is64 := c.UnitLength()
+		if c.Err() != nil {
 			break
 		}
-		start := c.off
-		if length > uint64(c.left()) {
-			return units, &FormatError{Section: ".debug_info", Off: int64(u.off), Msg: "unit runs past the section"}
+		start := c.Off
+		if length > uint64(c.Len()) {
+			return units, &FormatError{Format: ".debug_info", Off: int64(u.off), Msg: "unit runs past the section"}
 		}
 		u.end = uint64(start) + length
 		u.is64 = is64
-		u.vers = int(c.u16())
+		u.vers = int(c.U16())
 		switch {
 		case u.vers == 5:
-			u.utype = c.u8()
-			u.asize = int(c.u8())
-			u.abbrevOff = c.offset(is64)
+			u.utype = c.U8()
+			u.asize = int(c.U8())
+			u.abbrevOff = c.Offset(is64)
 			switch u.utype {
 			case utSkeleton, utSplitCU:
-				u.dwoID = c.u64()
+				u.dwoID = c.U64()
 			case utType, utSplitTU:
-				c.u64() // type_signature
-				c.offset(is64)
+				c.U64() // type_signature
+				c.Offset(is64)
 			}
 		case u.vers >= 2 && u.vers <= 4:
 			u.utype = utCompile
-			u.abbrevOff = c.offset(is64)
-			u.asize = int(c.u8())
+			u.abbrevOff = c.Offset(is64)
+			u.asize = int(c.U8())
 		default:
 			u.utype = 0 // unknown version: skipped
 		}
-		u.dieOff = c.pos()
-		if c.err != nil {
+		u.dieOff = c.Pos()
+		if c.Err() != nil {
 			break
 		}
 		units = append(units, u)
-		c.off = int(u.end)
+		c.Off = int(u.end)
 	}
-	return units, c.err
+	return units, c.Err()
 }
 
 // index builds the unit address index once, or maps it from the index
@@ -213,34 +215,34 @@ func (df *dwarfFile) unitRanges(u unitHeader) [][2]uint64 {
 // parseAranges reads .debug_aranges (DWARF 5 §6.1.2) into ranges by unit offset.
 func parseAranges(b []byte, bo binary.ByteOrder) map[uint64][][2]uint64 {
 	out := map[uint64][][2]uint64{}
-	c := &cursor{section: ".debug_aranges", data: b, bo: bo}
-	for c.left() > 0 && c.err == nil {
-		length, is64 := c.unitLength()
-		if c.err != nil || length > uint64(c.left()) {
+	c := &cursor.Cursor{Format: ".debug_aranges", Data: b, Order: bo}
+	for c.Len() > 0 && c.Err() == nil {
+		length, is64 := c.UnitLength()
+		if c.Err() != nil || length > uint64(c.Len()) {
 			break
 		}
-		start := c.off
+		start := c.Off
 		end := start + int(length)
-		c.u16() // version
-		cuOff := c.offset(is64)
-		asize := int(c.u8())
-		c.u8() // segment selector size
+		c.U16() // version
+		cuOff := c.Offset(is64)
+		asize := int(c.U8())
+		c.U8() // segment selector size
 		tuple := 2 * asize
 		if asize != 4 && asize != 8 {
-			c.off = end
+			c.Off = end
 			continue
 		}
 		// Tuples start at a multiple of the tuple size from the set's start.
-		hdr := c.off - (start - 4)
+		hdr := c.Off - (start - 4)
 		if is64 {
-			hdr = c.off - (start - 12)
+			hdr = c.Off - (start - 12)
 		}
 		if pad := (tuple - hdr%tuple) % tuple; pad > 0 {
-			c.skip(uint64(pad))
+			c.Skip(pad)
 		}
-		for c.off+tuple <= end && c.err == nil {
-			lo := c.uint(asize)
-			n := c.uint(asize)
+		for c.Off+tuple <= end && c.Err() == nil {
+			lo := c.Uint(asize)
+			n := c.Uint(asize)
 			if lo == 0 && n == 0 {
 				break
 			}
@@ -248,7 +250,7 @@ func parseAranges(b []byte, bo binary.ByteOrder) map[uint64][][2]uint64 {
 				out[cuOff] = append(out[cuOff], [2]uint64{lo, lo + n})
 			}
 		}
-		c.off = end
+		c.Off = end
 	}
 	return out
 }

@@ -72,7 +72,7 @@ func openDWP(path string) (*dwpPackage, error) {
 	b, _, ok := o.Section(".debug_cu_index")
 	if !ok {
 		o.Close()
-		return nil, &FormatError{Path: path, Section: ".debug_cu_index", Msg: "not a split DWARF package: no .debug_cu_index"}
+		return nil, &FormatError{Path: path, Format: ".debug_cu_index", Msg: "not a split DWARF package: no .debug_cu_index"}
 	}
 	x, err := parseDWPIndex(b, o.elf.ByteOrder)
 	if err != nil {

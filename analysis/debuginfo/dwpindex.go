@@ -62,7 +62,7 @@ type dwpContribution struct {
 // fit in b before it is used; nothing is allocated beyond the index itself.
 func parseDWPIndex(b []byte, bo binary.ByteOrder) (*dwpIndex, error) {
 	fail := func(msg string) error {
-		return &FormatError{Section: ".debug_cu_index", Msg: msg}
+		return &FormatError{Format: ".debug_cu_index", Msg: msg}
 	}
 	if len(b) < dwpIndexHeaderSize {
 		return nil, fail("index shorter than its header")

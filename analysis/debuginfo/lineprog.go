@@ -3,6 +3,8 @@ package debuginfo
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // Caps on what a line program header may ask us to allocate.
@@ -68,104 +70,104 @@ const (
 // parseLineProgram decodes the line program at off in .debug_line.
 func parseLineProgram(sec []byte, off uint64, bo binary.ByteOrder, addrSize int, strs lineStrings) (*lineProgram, error) {
 	if off >= uint64(len(sec)) {
-		return nil, &FormatError{Section: ".debug_line", Off: int64(off), Msg: "line program offset out of range"}
+		return nil, &FormatError{Format: ".debug_line", Off: int64(off), Msg: "line program offset out of range"}
 	}
-	c := &cursor{section: ".debug_line", data: sec[off:], base: off, bo: bo}
-	length, dwarf64 := c.unitLength()
-	if c.err != nil {
-		return nil, c.err
+	c := &cursor.Cursor{Format: ".debug_line", Data: sec[off:], Base: off, Order: bo}
+	length, dwarf64 := c.UnitLength()
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
-	if length > uint64(c.left()) {
-		return nil, &FormatError{Section: ".debug_line", Off: int64(off), Msg: "line program runs past the section"}
+	if length > uint64(c.Len()) {
+		return nil, &FormatError{Format: ".debug_line", Off: int64(off), Msg: "line program runs past the section"}
 	}
-	end := c.off + int(length)
-	c.data = c.data[:end]
-	p := &lineProgram{version: int(c.u16())}
+	end := c.Off + int(length)
+	c.Data = c.Data[:end]
+	p := &lineProgram{version: int(c.U16())}
 	if p.version < 2 || p.version > 5 {
-		return nil, &FormatError{Section: ".debug_line", Off: int64(off), Msg: fmt.Sprintf("unsupported line table version %d", p.version)}
+		return nil, &FormatError{Format: ".debug_line", Off: int64(off), Msg: fmt.Sprintf("unsupported line table version %d", p.version)}
 	}
 	if p.version >= 5 {
-		addrSize = int(c.u8())
-		c.u8() // segment_selector_size
+		addrSize = int(c.U8())
+		c.U8() // segment_selector_size
 	}
-	hdrLen := c.offset(dwarf64)
-	progStart := c.off + int(min(hdrLen, uint64(c.left())))
-	minInst := uint64(c.u8())
+	hdrLen := c.Offset(dwarf64)
+	progStart := c.Off + int(min(hdrLen, uint64(c.Len())))
+	minInst := uint64(c.U8())
 	if p.version >= 4 {
-		c.u8() // maximum_operations_per_instruction: VLIW only, treated as 1
+		c.U8() // maximum_operations_per_instruction: VLIW only, treated as 1
 	}
-	defaultIsStmt := c.u8() != 0
-	lineBase := int64(int8(c.u8()))
-	lineRange := uint64(c.u8())
-	opcodeBase := int(c.u8())
-	stdLens := c.bytes(uint64(max(opcodeBase-1, 0)))
-	if c.err != nil {
-		return nil, c.err
+	defaultIsStmt := c.U8() != 0
+	lineBase := int64(int8(c.U8()))
+	lineRange := uint64(c.U8())
+	opcodeBase := int(c.U8())
+	stdLens := c.Bytes(max(opcodeBase-1, 0))
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	if lineRange == 0 {
-		return nil, &FormatError{Section: ".debug_line", Off: int64(c.pos()), Msg: "line_range is 0"}
+		return nil, &FormatError{Format: ".debug_line", Off: int64(c.Pos()), Msg: "line_range is 0"}
 	}
 	if p.version >= 5 {
 		p.readV5Entries(c, dwarf64, strs)
 	} else {
 		p.readV4Entries(c)
 	}
-	if c.err != nil {
-		return nil, c.err
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	if addrSize != 1 && addrSize != 2 && addrSize != 4 && addrSize != 8 {
 		addrSize = 8
 	}
-	c.off = progStart
+	c.Off = progStart
 	p.run(c, minInst, defaultIsStmt, lineBase, lineRange, opcodeBase, stdLens, addrSize)
-	return p, c.err
+	return p, c.Err()
 }
 
-func (p *lineProgram) readV4Entries(c *cursor) {
+func (p *lineProgram) readV4Entries(c *cursor.Cursor) {
 	p.dirs = nil
-	for c.err == nil && len(p.dirs) < maxLineFiles {
-		d := c.cstr()
+	for c.Err() == nil && len(p.dirs) < maxLineFiles {
+		d := c.CString()
 		if d == "" {
 			break
 		}
 		p.dirs = append(p.dirs, d)
 	}
 	p.files = []lineFile{{}} // DWARF 2-4 file indexes start at 1
-	for c.err == nil && len(p.files) < maxLineFiles {
-		name := c.cstr()
+	for c.Err() == nil && len(p.files) < maxLineFiles {
+		name := c.CString()
 		if name == "" {
 			break
 		}
-		dir := c.uleb()
-		c.uleb() // mtime
-		c.uleb() // length
+		dir := c.ULEB128()
+		c.ULEB128() // mtime
+		c.ULEB128() // length
 		p.files = append(p.files, lineFile{name: name, dirIndex: dir})
 	}
 }
 
 // readV5Entries reads the directory and file name tables (DWARF 5 §6.2.4
 // items 14-21), each described by a list of (content type, form) pairs.
-func (p *lineProgram) readV5Entries(c *cursor, dwarf64 bool, strs lineStrings) {
+func (p *lineProgram) readV5Entries(c *cursor.Cursor, dwarf64 bool, strs lineStrings) {
 	readTable := func(emit func(path string, dir uint64)) {
-		nfmt := int(c.u8())
+		nfmt := int(c.U8())
 		type pair struct {
 			lnct uint64
 			form form
 		}
 		formats := make([]pair, 0, nfmt)
-		for i := 0; i < nfmt && c.err == nil; i++ {
-			lnct, fm := c.uleb(), c.uleb()
+		for i := 0; i < nfmt && c.Err() == nil; i++ {
+			lnct, fm := c.ULEB128(), c.ULEB128()
 			if fm > 0xffff {
-				c.fail(fmt.Sprintf("unknown form %#x in a line table header", fm))
+				c.Fail("unknown form %#x in a line table header", fm)
 			}
 			formats = append(formats, pair{lnct, form(fm)})
 		}
-		count := c.uleb()
+		count := c.ULEB128()
 		if count > maxLineFiles {
-			c.fail(fmt.Sprintf("%d entries in a line table header", count))
+			c.Fail("%d entries in a line table header", count)
 			return
 		}
-		for i := uint64(0); i < count && c.err == nil; i++ {
+		for i := uint64(0); i < count && c.Err() == nil; i++ {
 			var path string
 			var dir uint64
 			for _, f := range formats {
@@ -186,12 +188,12 @@ func (p *lineProgram) readV5Entries(c *cursor, dwarf64 bool, strs lineStrings) {
 
 // readLineForm reads one attribute value of a line header entry, returning
 // its string (for string forms) or its constant.
-func readLineForm(c *cursor, fm form, dwarf64 bool, strs lineStrings) (string, uint64) {
+func readLineForm(c *cursor.Cursor, fm form, dwarf64 bool, strs lineStrings) (string, uint64) {
 	switch fm {
 	case formString:
-		return c.cstr(), 0
+		return c.CString(), 0
 	case formLineStrp, formStrp, formStrpSup:
-		off := c.offset(dwarf64)
+		off := c.Offset(dwarf64)
 		sec := strs.str
 		if fm == formLineStrp {
 			sec = strs.lineStr
@@ -202,22 +204,22 @@ func readLineForm(c *cursor, fm form, dwarf64 bool, strs lineStrings) (string, u
 		var idx uint64
 		switch fm {
 		case formStrx:
-			idx = c.uleb()
+			idx = c.ULEB128()
 		case formStrx1:
-			idx = uint64(c.u8())
+			idx = uint64(c.U8())
 		case formStrx2:
-			idx = uint64(c.u16())
+			idx = uint64(c.U16())
 		case formStrx3:
-			b := c.bytes(3)
+			b := c.Bytes(3)
 			if b != nil {
-				if c.bo == binary.BigEndian {
+				if c.Order == binary.BigEndian {
 					idx = uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2])
 				} else {
 					idx = uint64(b[2])<<16 | uint64(b[1])<<8 | uint64(b[0])
 				}
 			}
 		case formStrx4:
-			idx = uint64(c.u32())
+			idx = uint64(c.U32())
 		}
 		size := uint64(4)
 		if dwarf64 {
@@ -227,53 +229,53 @@ func readLineForm(c *cursor, fm form, dwarf64 bool, strs lineStrings) (string, u
 		if idx < 1<<40 && at+size <= uint64(len(strs.strOffsets)) {
 			var off uint64
 			if size == 8 {
-				off = c.bo.Uint64(strs.strOffsets[at:])
+				off = c.Order.Uint64(strs.strOffsets[at:])
 			} else {
-				off = uint64(c.bo.Uint32(strs.strOffsets[at:]))
+				off = uint64(c.Order.Uint32(strs.strOffsets[at:]))
 			}
 			s, _ := stringAt(strs.str, off)
 			return s, 0
 		}
 		return "", 0
 	case formUdata:
-		return "", c.uleb()
+		return "", c.ULEB128()
 	case formSdata:
-		return "", uint64(c.sleb())
+		return "", uint64(c.SLEB128())
 	case formData1:
-		return "", uint64(c.u8())
+		return "", uint64(c.U8())
 	case formData2:
-		return "", uint64(c.u16())
+		return "", uint64(c.U16())
 	case formData4:
-		return "", uint64(c.u32())
+		return "", uint64(c.U32())
 	case formData8:
-		return "", c.u64()
+		return "", c.U64()
 	case formData16:
-		c.skip(16)
+		c.Skip(16)
 	case formBlock:
-		c.skip(c.uleb())
+		c.Skip(int(c.ULEB128()))
 	case formBlock1:
-		c.skip(uint64(c.u8()))
+		c.Skip(int(c.U8()))
 	case formBlock2:
-		c.skip(uint64(c.u16()))
+		c.Skip(int(c.U16()))
 	case formBlock4:
-		c.skip(uint64(c.u32()))
+		c.Skip(int(c.U32()))
 	default:
-		c.fail(fmt.Sprintf("unsupported fm %#x in line table header", fm))
+		c.Fail("unsupported fm %#x in line table header", fm)
 	}
 	return "", 0
 }
 
 // run executes the line number program (DWARF 5 §6.2.5) and records rows.
-func (p *lineProgram) run(c *cursor, minInst uint64, defaultIsStmt bool, lineBase int64, lineRange uint64,
+func (p *lineProgram) run(c *cursor.Cursor, minInst uint64, defaultIsStmt bool, lineBase int64, lineRange uint64,
 	opcodeBase int, stdLens []byte, addrSize int) {
 	m := &lineMachine{p: p, c: c, minInst: minInst, defaultIsStmt: defaultIsStmt, lineBase: lineBase,
 		lineRange: lineRange, opcodeBase: opcodeBase, stdLens: stdLens, addrSize: addrSize}
 	m.reset()
 	// Most rows take a one-byte special opcode and a few more bytes of
 	// column and file changes: one row per 3 bytes saves most regrowth.
-	p.rows = make([]lineRow, 0, min(c.left()/3+16, 1<<20))
-	for c.err == nil && c.left() > 0 {
-		op := int(c.u8())
+	p.rows = make([]lineRow, 0, min(c.Len()/3+16, 1<<20))
+	for c.Err() == nil && c.Len() > 0 {
+		op := int(c.U8())
 		switch {
 		case op >= opcodeBase:
 			adj := uint64(op - opcodeBase)
@@ -294,7 +296,7 @@ func (p *lineProgram) run(c *cursor, minInst uint64, defaultIsStmt bool, lineBas
 // program with its header's parameters.
 type lineMachine struct {
 	p             *lineProgram
-	c             *cursor
+	c             *cursor.Cursor
 	minInst       uint64
 	defaultIsStmt bool
 	lineBase      int64
@@ -316,7 +318,7 @@ func (m *lineMachine) reset() {
 // emit appends a row for the current state.
 func (m *lineMachine) emit() {
 	if len(m.p.rows) >= maxLineRows {
-		m.c.fail("too many line table rows")
+		m.c.Fail("too many line table rows")
 		return
 	}
 	r := m.st
@@ -338,27 +340,27 @@ func (m *lineMachine) advanceLine(d int64) {
 // when the opcode's length is bad, which ends the program.
 func (m *lineMachine) extended() bool {
 	c := m.c
-	n := c.uleb()
-	if n == 0 || n > uint64(c.left()) {
-		c.fail("bad extended opcode length")
+	n := c.ULEB128()
+	if n == 0 || n > uint64(c.Len()) {
+		c.Fail("bad extended opcode length")
 		return false
 	}
-	sub := &cursor{section: c.section, data: c.bytes(n), base: c.pos() - n, bo: c.bo}
-	switch sub.u8() {
+	sub := &cursor.Cursor{Format: c.Format, Data: c.Bytes(int(n)), Base: c.Pos() - n, Order: c.Order}
+	switch sub.U8() {
 	case lneEndSeq:
 		m.st.endSeq = true
 		m.emit()
 		m.reset()
 	case lneSetAddress:
-		m.st.addr = sub.uint(min(m.addrSize, sub.left()))
+		m.st.addr = sub.Uint(min(m.addrSize, sub.Len()))
 	case lneDefineFile:
-		name := sub.cstr()
-		dir := sub.uleb()
+		name := sub.CString()
+		dir := sub.ULEB128()
 		if len(m.p.files) < maxLineFiles {
 			m.p.files = append(m.p.files, lineFile{name: name, dirIndex: dir})
 		}
 	case lneSetDiscrim:
-		m.curDiscr = sub.uleb()
+		m.curDiscr = sub.ULEB128()
 		m.discr = m.discr || m.curDiscr != 0
 	}
 	return true
@@ -371,26 +373,26 @@ func (m *lineMachine) standard(op int) {
 	case lnsCopy:
 		m.emit()
 	case lnsAdvancePC:
-		st.addr += c.uleb() * m.minInst
+		st.addr += c.ULEB128() * m.minInst
 	case lnsAdvLine:
-		m.advanceLine(c.sleb())
+		m.advanceLine(c.SLEB128())
 	case lnsSetFile:
-		st.file = uint32(c.uleb())
+		st.file = uint32(c.ULEB128())
 	case lnsSetColumn:
-		st.column = uint32(c.uleb())
+		st.column = uint32(c.ULEB128())
 	case lnsNegateStmt:
 		st.isStmt = !st.isStmt
 	case lnsBasicBlock:
 	case lnsConstAddPC:
 		st.addr += ((255 - uint64(m.opcodeBase)) / m.lineRange) * m.minInst
 	case lnsFixedAdvPC:
-		st.addr += uint64(c.u16())
+		st.addr += uint64(c.U16())
 	default:
 		// Standard opcodes we do not interpret (prologue_end,
 		// epilogue_begin, set_isa, future ones) take ULEB arguments.
 		if op-1 < len(m.stdLens) {
 			for i := 0; i < int(m.stdLens[op-1]); i++ {
-				c.uleb()
+				c.ULEB128()
 			}
 		}
 	}

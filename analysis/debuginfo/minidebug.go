@@ -44,12 +44,12 @@ func (o *Object) readMiniDebugInfo() (obj *Object, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			obj, err = nil, &FormatError{Path: o.path, Section: ".gnu_debugdata", Off: int64(s.Offset), Msg: fmt.Sprintf("malformed xz data: %v", r)}
+			obj, err = nil, &FormatError{Path: o.path, Format: ".gnu_debugdata", Off: int64(s.Offset), Msg: fmt.Sprintf("malformed xz data: %v", r)}
 		}
 	}()
 	data, err := decompressXZ(raw, maxMiniDebugInfo)
 	if err != nil {
-		return nil, &FormatError{Path: o.path, Section: ".gnu_debugdata", Off: int64(s.Offset), Msg: err.Error()}
+		return nil, &FormatError{Path: o.path, Format: ".gnu_debugdata", Off: int64(s.Offset), Msg: err.Error()}
 	}
 	return NewObjectFromBytes(o.path+"(.gnu_debugdata)", data)
 }

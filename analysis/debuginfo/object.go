@@ -19,30 +19,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // maxDecompressedSection caps the size of one decompressed section.
 const maxDecompressedSection = 1 << 30
 
-// FormatError reports malformed data in an object file, with the file offset
-// (or section offset, when Section is set) where it was found.
-type FormatError struct {
-	Path    string
-	Section string
-	Off     int64
-	Msg     string
-}
-
-func (e *FormatError) Error() string {
-	where := e.Path
-	if e.Section != "" {
-		where = strings.TrimSpace(where + " " + e.Section)
-	}
-	return fmt.Sprintf("%s: offset %#x: %s", where, e.Off, e.Msg)
-}
+// FormatError reports malformed data in an object file: Path is the file,
+// Format the section (when set; Off is then a section offset, else a file
+// offset). It is analysis's one FormatError type.
+type FormatError = cursor.FormatError
 
 // Object is an ELF file mapped read-only. Sections are slices of the mapping;
 // compressed sections are decompressed once, on demand, size-capped.
@@ -226,7 +215,7 @@ func (o *Object) sectionErr(name string) (sectionData, error) {
 		out, err = decompressELF(raw, o.elf.Class, o.elf.ByteOrder)
 	}
 	if err != nil {
-		err = &FormatError{Path: o.path, Section: name, Off: int64(s.Offset), Msg: err.Error()}
+		err = &FormatError{Path: o.path, Format: name, Off: int64(s.Offset), Msg: err.Error(), Err: err}
 	} else {
 		storeSection(key, out)
 	}

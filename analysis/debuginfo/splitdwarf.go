@@ -146,7 +146,7 @@ func (e *MissingDWOError) Error() string {
 func (df *dwarfFile) readSkeleton(u unitHeader) (skeleton, error) {
 	ud, err := df.readUnitDIE(u, false)
 	if err != nil {
-		return skeleton{}, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: "unreadable skeleton unit"}
+		return skeleton{}, &FormatError{Path: df.obj.path, Format: ".debug_info", Off: int64(u.off), Msg: "unreadable skeleton unit"}
 	}
 	sk := skeleton{
 		dwoName:  df.str(ud.attrs.dwoName),
@@ -159,7 +159,7 @@ func (df *dwarfFile) readSkeleton(u unitHeader) (skeleton, error) {
 		sk.stmtList = ud.attrs.stmtList
 	}
 	if sk.dwoName == "" {
-		return sk, &FormatError{Path: df.obj.path, Section: ".debug_info", Off: int64(u.off), Msg: "skeleton unit without DW_AT_dwo_name"}
+		return sk, &FormatError{Path: df.obj.path, Format: ".debug_info", Off: int64(u.off), Msg: "skeleton unit without DW_AT_dwo_name"}
 	}
 	return sk, nil
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // maxDIEsPerUnit caps how many DIEs one unit may decode to.
@@ -264,12 +266,12 @@ func programBytes(sec []byte, off uint64, bo binary.ByteOrder) []byte {
 	if off >= uint64(len(sec)) {
 		return nil
 	}
-	c := &cursor{section: ".debug_line", data: sec[off:], bo: bo}
-	length, _ := c.unitLength()
-	if c.err != nil || length > uint64(c.left()) {
+	c := &cursor.Cursor{Format: ".debug_line", Data: sec[off:], Order: bo}
+	length, _ := c.UnitLength()
+	if c.Err() != nil || length > uint64(c.Len()) {
 		return nil
 	}
-	return c.data[:uint64(c.off)+length]
+	return c.Data[:uint64(c.Off)+length]
 }
 
 // keptTag reports whether decodeUnit keeps DIEs of this tag: what holds

@@ -47,14 +47,14 @@ func (c *Core) BuildIDAt(start uint64) []byte {
 	base, haveBase := uint64(0), false
 	for i := uint64(0); i < phnum; i++ {
 		r := newCursor(table[i*phentsize:(i+1)*phentsize], order, 0)
-		p := phdr{typ: elf.ProgType(r.u32())}
-		r.skip(4)
-		p.off = r.u64()
-		p.vaddr = r.u64()
-		r.skip(8)
-		p.filesz = r.u64()
-		r.skip(8)
-		p.align = r.u64()
+		p := phdr{typ: elf.ProgType(r.U32())}
+		r.Skip(4)
+		p.off = r.U64()
+		p.vaddr = r.U64()
+		r.Skip(8)
+		p.filesz = r.U64()
+		r.Skip(8)
+		p.align = r.U64()
 		switch p.typ {
 		case elf.PT_LOAD:
 			// The first PT_LOAD maps the start of the file at start:

@@ -168,23 +168,23 @@ func (c *Core) parseHeader() error {
 	}
 	d := c.data
 	if len(d) < ehdr64Size {
-		return &FormatError{Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
+		return &FormatError{Format: "elfcore", Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
 	}
 	h := newCursor(d[:ehdr64Size], c.ByteOrder, 0)
-	h.seek(16)
-	typ := elf.Type(h.u16())
-	c.Machine = elf.Machine(h.u16())
-	h.skip(4 + 8) // e_version, e_entry
-	phoff := h.u64()
-	shoff := h.u64()
-	h.skip(4 + 2) // e_flags, e_ehsize
-	phentsize := uint64(h.u16())
-	phnum := uint64(h.u16())
+	h.Seek(16)
+	typ := elf.Type(h.U16())
+	c.Machine = elf.Machine(h.U16())
+	h.Skip(4 + 8) // e_version, e_entry
+	phoff := h.U64()
+	shoff := h.U64()
+	h.Skip(4 + 2) // e_flags, e_ehsize
+	phentsize := uint64(h.U16())
+	phnum := uint64(h.U16())
 	if typ != elf.ET_CORE {
-		return &FormatError{Off: 16, Msg: fmt.Sprintf("not a core file (type %v)", typ)}
+		return &FormatError{Format: "elfcore", Off: 16, Msg: fmt.Sprintf("not a core file (type %v)", typ)}
 	}
 	if c.Machine != elf.EM_X86_64 && c.Machine != elf.EM_AARCH64 {
-		return &FormatError{Off: 18, Msg: fmt.Sprintf("unsupported machine %v: %s", c.Machine, archOf(d))}
+		return &FormatError{Format: "elfcore", Off: 18, Msg: fmt.Sprintf("unsupported machine %v: %s", c.Machine, archOf(d))}
 	}
 	phnum, ok := c.programHeaderCount(phoff, shoff, phentsize, phnum)
 	if !ok {
@@ -205,13 +205,13 @@ func (c *Core) parseHeader() error {
 func (c *Core) readIdent() error {
 	d := c.data
 	if len(d) < elf.EI_NIDENT {
-		return &FormatError{Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
+		return &FormatError{Format: "elfcore", Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
 	}
 	if string(d[:4]) != elf.ELFMAG {
-		return &FormatError{Off: 0, Msg: "not an ELF file (bad magic)"}
+		return &FormatError{Format: "elfcore", Off: 0, Msg: "not an ELF file (bad magic)"}
 	}
 	if class := elf.Class(d[elf.EI_CLASS]); class != elf.ELFCLASS64 {
-		return &FormatError{Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v: %s", class, archOf(d))}
+		return &FormatError{Format: "elfcore", Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v: %s", class, archOf(d))}
 	}
 	switch elf.Data(d[elf.EI_DATA]) {
 	case elf.ELFDATA2LSB:
@@ -219,7 +219,7 @@ func (c *Core) readIdent() error {
 	case elf.ELFDATA2MSB:
 		c.ByteOrder = binary.BigEndian
 	default:
-		return &FormatError{Off: elf.EI_DATA, Msg: fmt.Sprintf("unknown ELF data encoding %d", d[elf.EI_DATA])}
+		return &FormatError{Format: "elfcore", Off: elf.EI_DATA, Msg: fmt.Sprintf("unknown ELF data encoding %d", d[elf.EI_DATA])}
 	}
 	return nil
 }
@@ -267,13 +267,13 @@ func (c *Core) readProgramHeaders(phoff, phentsize, phnum uint64) (notes []Segme
 	for i := uint64(0); i < phnum; i++ {
 		off := phoff + i*phentsize
 		p := newCursor(c.data[off:off+phdr64Size], c.ByteOrder, int64(off))
-		ptype := elf.ProgType(p.u32())
-		seg := Segment{Flags: elf.ProgFlag(p.u32())}
-		seg.Offset = p.u64()
-		seg.Vaddr = p.u64()
-		p.skip(8) // p_paddr
-		seg.Filesz = p.u64()
-		seg.Memsz = p.u64()
+		ptype := elf.ProgType(p.U32())
+		seg := Segment{Flags: elf.ProgFlag(p.U32())}
+		seg.Offset = p.U64()
+		seg.Vaddr = p.U64()
+		p.Skip(8) // p_paddr
+		seg.Filesz = p.U64()
+		seg.Memsz = p.U64()
 		switch ptype {
 		case elf.PT_LOAD:
 			c.Segments = append(c.Segments, c.clampSegment(seg, int64(off), true))

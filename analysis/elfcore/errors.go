@@ -3,21 +3,18 @@ package elfcore
 import (
 	"errors"
 	"fmt"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // ErrClosed is returned by memory reads on a Core after Close.
 var ErrClosed = errors.New("elfcore: core is closed")
 
 // FormatError is a fatal problem with the core file: it is not ELF, not a
-// core, or for a machine this package does not support.
-type FormatError struct {
-	Off int64  // file offset the problem was found at
-	Msg string // what is wrong
-}
-
-func (e *FormatError) Error() string {
-	return fmt.Sprintf("elfcore: %s at offset %#x", e.Msg, e.Off)
-}
+// core, or for a machine this package does not support. Format is
+// "elfcore", Off the file offset the problem was found at (cursor.NoOffset
+// when there is none). It is analysis's one FormatError type.
+type FormatError = cursor.FormatError
 
 // Problem is a non-fatal issue found while reading the core: a truncated
 // note, a segment that extends past the end of the file, overlapping

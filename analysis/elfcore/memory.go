@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+
+	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
 // ReadMemory copies process memory at addr into p from the PT_LOAD
@@ -103,7 +105,7 @@ func guardFault(old bool, err *error) {
 	if r := recover(); r != nil {
 		if re, ok := r.(runtime.Error); ok {
 			if _, ok := r.(interface{ Addr() uintptr }); ok {
-				*err = &FormatError{Off: -1, Msg: "memory fault reading the mapped core (was the file truncated while open?): " + re.Error()}
+				*err = &FormatError{Format: "elfcore", Off: cursor.NoOffset, Msg: "memory fault reading the mapped core (was the file truncated while open?): " + re.Error()}
 				return
 			}
 		}

@@ -20,7 +20,7 @@ func mapFile(f *os.File) ([]byte, *pager, func() error, error) {
 		return []byte{}, nil, func() error { return nil }, nil
 	}
 	if int64(int(size)) != size {
-		return nil, nil, nil, &FormatError{Off: 0, Msg: "file too large to map"}
+		return nil, nil, nil, &FormatError{Format: "elfcore", Off: 0, Msg: "file too large to map"}
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {

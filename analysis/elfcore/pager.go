@@ -48,7 +48,7 @@ func (p *pager) bytesAt(off, n uint64) ([]byte, error) {
 		}
 	}
 	if within >= uint64(len(page)) {
-		return nil, &FormatError{Off: int64(off), Msg: "the core file ends before its segment data (was it truncated while open?)"}
+		return nil, &FormatError{Format: "elfcore", Off: int64(off), Msg: "the core file ends before its segment data (was it truncated while open?)"}
 	}
 	return page[within:min(uint64(len(page)), within+n)], nil
 }
@@ -58,7 +58,7 @@ func (p *pager) read(idx int64) ([]byte, error) {
 	page := make([]byte, min(pagerPage, max(p.size-off, 0)))
 	k, err := p.f.ReadAt(page, off)
 	if err != nil && err != io.EOF {
-		return nil, &FormatError{Off: off, Msg: "reading the core: " + err.Error()}
+		return nil, &FormatError{Format: "elfcore", Off: off, Msg: "reading the core: " + err.Error(), Err: err}
 	}
 	page = page[:k]
 	p.mu.Lock()

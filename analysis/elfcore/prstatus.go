@@ -80,24 +80,24 @@ func (c *Core) nRegs() int {
 func (c *Core) decodePrstatus(n rawNote) Thread {
 	t := Thread{machine: c.Machine}
 	r := newCursor(n.desc, c.ByteOrder, n.off)
-	r.skip(12) // pr_info: already in NT_SIGINFO, and pr_cursig below
-	t.Signal = int(r.i16())
-	r.skip(2)
-	t.SigPending = r.u64()
-	t.SigHeld = r.u64()
-	t.LWP = int(r.i32())
-	t.PPID = int(r.i32())
-	t.PGRP = int(r.i32())
-	t.SID = int(r.i32())
-	r.seek(prstatusRegOff)
+	r.Skip(12) // pr_info: already in NT_SIGINFO, and pr_cursig below
+	t.Signal = int(r.I16())
+	r.Skip(2)
+	t.SigPending = r.U64()
+	t.SigHeld = r.U64()
+	t.LWP = int(r.I32())
+	t.PPID = int(r.I32())
+	t.PGRP = int(r.I32())
+	t.SID = int(r.I32())
+	r.Seek(prstatusRegOff)
 	nregs := c.nRegs()
-	if regs := r.bytes(nregs * 8); regs != nil {
+	if regs := r.Bytes(nregs * 8); regs != nil {
 		t.Regs = make([]uint64, nregs)
 		for i := range t.Regs {
 			t.Regs[i] = c.ByteOrder.Uint64(regs[i*8:])
 		}
 	}
-	if r.err != nil {
+	if r.Err() != nil {
 		c.problem(n.off, "NT_PRSTATUS of %d bytes is too short for %v (need %d); thread %d has no registers", len(n.desc), c.Machine, prstatusRegOff+nregs*8, t.LWP)
 	}
 	return t
@@ -116,17 +116,17 @@ func (c *Core) decodePrpsinfo(n rawNote) *ProcessInfo {
 	}
 	r := newCursor(n.desc, c.ByteOrder, n.off)
 	p := &ProcessInfo{}
-	r.skip(1)
-	p.State = r.u8()
-	r.seek(16)
-	p.UID = r.u32()
-	p.GID = r.u32()
-	p.PID = int(r.i32())
-	p.PPID = int(r.i32())
-	p.PGRP = int(r.i32())
-	p.SID = int(r.i32())
-	p.Fname = r.cstring(16)
-	p.Args = strings.TrimRight(r.cstring(80), " ")
+	r.Skip(1)
+	p.State = r.U8()
+	r.Seek(16)
+	p.UID = r.U32()
+	p.GID = r.U32()
+	p.PID = int(r.I32())
+	p.PPID = int(r.I32())
+	p.PGRP = int(r.I32())
+	p.SID = int(r.I32())
+	p.Fname = r.FixedString(16)
+	p.Args = strings.TrimRight(r.FixedString(80), " ")
 	return p
 }
 
@@ -150,16 +150,16 @@ func (c *Core) decodeSiginfo(n rawNote) *SigInfo {
 		return nil
 	}
 	r := newCursor(n.desc, c.ByteOrder, n.off)
-	s := &SigInfo{Signo: r.i32(), Errno: r.i32(), Code: r.i32()}
-	r.skip(4)
+	s := &SigInfo{Signo: r.I32(), Errno: r.I32(), Code: r.I32()}
+	r.Skip(4)
 	if s.FromUser() {
-		s.Pid = r.i32()
-		s.Uid = r.i32()
+		s.Pid = r.I32()
+		s.Uid = r.I32()
 		return s
 	}
 	switch s.Signo {
 	case sigSEGV, sigBUS, sigILL, sigFPE, sigTRAP:
-		s.Addr = r.u64()
+		s.Addr = r.U64()
 	}
 	return s
 }

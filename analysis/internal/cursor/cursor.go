@@ -1,9 +1,12 @@
 // Package cursor reads fixed-size and LEB128 fields from untrusted bytes for
-// analysis's parsers (call frame information, DWARF expressions, NVIDIA line
-// programs).
+// analysis's parsers (ELF cores, DWARF sections and expressions, call frame
+// information, NVIDIA line programs), and defines the one error type they
+// report malformed input with (FormatError).
 //
-// Every read is bounds-checked. The first error sticks: later reads return
-// zero values, so a caller can decode a whole structure and check Err once.
+// Every read is bounds-checked: a size read from the input is checked against
+// the bytes that are there before anything is sliced or allocated. The first
+// error sticks: later reads return zero values, so a caller can decode a whole
+// structure and check Err once.
 package cursor
 
 import (
@@ -11,22 +14,14 @@ import (
 	"fmt"
 )
 
-// Error is a decoding error at a byte offset. Off is relative to the start of
-// the section (or expression) the cursor was created over, plus its Base.
-type Error struct {
-	Off uint64
-	Msg string
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("offset 0x%x: %s", e.Off, e.Msg) }
-
 // Cursor reads from Data starting at Off.
 type Cursor struct {
-	Data  []byte
-	Order binary.ByteOrder
-	Base  uint64 // offset of Data[0] in the enclosing section, for error messages
-	Off   int    // next read position within Data
-	err   error
+	Data   []byte
+	Order  binary.ByteOrder
+	Base   uint64 // offset of Data[0] in the enclosing file or section, for error messages
+	Off    int    // next read position within Data
+	Format string // FormatError.Format of its errors: the section or file format read
+	err    error
 }
 
 // New returns a cursor over data; base is data[0]'s offset for error messages.
@@ -40,7 +35,7 @@ func (c *Cursor) Err() error { return c.err }
 // Fail records an error at the current position unless one is already recorded.
 func (c *Cursor) Fail(format string, args ...any) {
 	if c.err == nil {
-		c.err = &Error{Off: c.Base + uint64(c.Off), Msg: fmt.Sprintf(format, args...)}
+		c.err = &FormatError{Format: c.Format, Off: int64(c.Pos()), Msg: fmt.Sprintf(format, args...)}
 	}
 }
 
@@ -203,3 +198,43 @@ func (c *Cursor) CString() string {
 	c.Fail("unterminated string")
 	return ""
 }
+
+// FixedString reads a fixed-size field of n bytes holding a string padded
+// with NULs: the bytes up to the first NUL.
+func (c *Cursor) FixedString(n int) string {
+	b := c.Bytes(n)
+	for i, ch := range b {
+		if ch == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// UnitLength reads a DWARF initial length field (DWARF 5 §7.4): 32 bits, or
+// 0xffffffff followed by a 64-bit length.
+func (c *Cursor) UnitLength() (length uint64, dwarf64 bool) {
+	l := c.U32()
+	if l == 0xffffffff {
+		return c.U64(), true
+	}
+	if l >= 0xfffffff0 {
+		c.Fail("reserved unit length %#x", l)
+		return 0, false
+	}
+	return uint64(l), false
+}
+
+// Offset reads a DWARF section offset: 8 bytes in 64-bit DWARF, else 4.
+func (c *Cursor) Offset(dwarf64 bool) uint64 {
+	if dwarf64 {
+		return c.U64()
+	}
+	return uint64(c.U32())
+}
+
+// I16 reads a 2-byte signed value.
+func (c *Cursor) I16() int16 { return int16(c.U16()) }
+
+// I32 reads a 4-byte signed value.
+func (c *Cursor) I32() int32 { return int32(c.U32()) }

@@ -39,16 +39,10 @@ type FDE struct {
 	instrsOffset uint64
 }
 
-// FormatError is a malformed entry in a frame section.
-type FormatError struct {
-	Section string // ".eh_frame", ".debug_frame" or ".eh_frame_hdr"
-	Off     uint64 // section offset
-	Msg     string
-}
-
-func (e *FormatError) Error() string {
-	return fmt.Sprintf("%s: offset 0x%x: %s", e.Section, e.Off, e.Msg)
-}
+// FormatError is a malformed entry in a frame section: Format is the
+// section (".eh_frame", ".debug_frame" or ".eh_frame_hdr"), Off the section
+// offset. It is analysis's one FormatError type.
+type FormatError = cursor.FormatError
 
 // entryHeader is the part common to CIEs and FDEs: the length and the CIE
 // id / pointer (DWARF 5 §6.4.1; DWARF 5 §7.4 for the 64-bit format).
@@ -288,14 +282,14 @@ func (t *Table) fdeAt(off uint64) (*FDE, error) {
 }
 
 func (t *Table) errorf(off uint64, format string, args ...any) error {
-	return &FormatError{Section: t.kind.String(), Off: off, Msg: fmt.Sprintf(format, args...)}
+	return &FormatError{Format: t.kind.String(), Off: int64(off), Msg: fmt.Sprintf(format, args...)}
 }
 
 // wrap turns a cursor error into a FormatError; off is the entry's offset,
 // used when err carries no better one.
 func (t *Table) wrap(off uint64, err error) error {
-	if ce, ok := err.(*cursor.Error); ok {
-		return &FormatError{Section: t.kind.String(), Off: ce.Off, Msg: ce.Msg}
+	if ce, ok := err.(*FormatError); ok {
+		return &FormatError{Format: t.kind.String(), Off: ce.Off, Msg: ce.Msg}
 	}
-	return &FormatError{Section: t.kind.String(), Off: off, Msg: err.Error()}
+	return &FormatError{Format: t.kind.String(), Off: int64(off), Msg: err.Error(), Err: err}
 }
