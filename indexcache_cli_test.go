@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 // TestIndexCacheSubprocess runs the built binary on corpus cores whose
@@ -29,7 +29,7 @@ func TestIndexCacheSubprocess(t *testing.T) {
 }
 
 func checkIndexCache(t *testing.T, bin, name string, stored []string, function string) {
-	core := gunzipTo(t, "testdata/native/cores/"+name+".core.gz")
+	core := testgz.GunzipTemp(t, "testdata/native/cores/"+name+".core.gz", "core")
 	exe := "testdata/native/bin/" + name
 	dir := filepath.Join(t.TempDir(), "index")
 	xdg := t.TempDir()
@@ -85,28 +85,4 @@ func checkIndexCache(t *testing.T, bin, name string, stored []string, function s
 	if left, _ := filepath.Glob(filepath.Join(xdg, "faultline", "index", "*")); len(left) != 0 {
 		t.Errorf("--index-cache given, yet the default cache was written: %v", left)
 	}
-}
-
-// gunzipTo decompresses a gzip'd test core into the test's directory.
-func gunzipTo(t *testing.T, path string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "core")
-	w, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if _, err := io.Copy(w, zr); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -1,20 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/faultline-dev/faultline/server"
 )
 
 var serveCommand = &command{
 	name:  "serve",
-	args:  "[--log FILE]",
+	args:  protocolArgs,
 	short: "language server over stdio (VS Code, Neovim, ...)",
 	long: `Serve runs the language server on standard input and output: an editor opens a
 dump and shows the crash on the source (diagnostics, hovers, code lenses, frame
@@ -25,25 +22,17 @@ or to --log FILE (FAULTLINE_DEBUG=1 for debug logs).`,
 }
 
 // serveRun is one `faultline serve`.
-type serveRun struct{ logFile string }
+type serveRun struct{ protocol protocolFlags }
 
-func (s *serveRun) flags(fs *flag.FlagSet) {
-	fs.StringVar(&s.logFile, "log", "", "write logs to FILE instead of stderr")
-}
+func (s *serveRun) flags(fs *flag.FlagSet) { s.protocol.register(fs) }
 
 // run runs the language server on stdin/stdout.
 func (s *serveRun) run(args []string, _, stderr io.Writer) error {
-	if len(args) != 0 {
-		return usageError{errors.New("serve takes no arguments")}
-	}
-	log, closeLog, err := protocolLogger(stderr, s.logFile)
+	ctx, log, done, err := s.protocol.start(args, stderr, "serve takes no arguments")
 	if err != nil {
 		return err
 	}
-	defer closeLog()
-
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	defer done()
 	srv := server.New(server.Options{Logger: log, Version: version(), Values: server.SessionValues})
 	err = srv.Serve(ctx, stdio{os.Stdin, os.Stdout})
 	if errors.Is(err, server.ErrExitWithoutShutdown) {

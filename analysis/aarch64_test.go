@@ -13,6 +13,7 @@ import (
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/logs"
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 const aarch64Corpus = "../testdata/aarch64"
@@ -68,7 +69,7 @@ func openAArch64(t *testing.T, name, sysroot string) (*analysis.Session, string,
 	t.Helper()
 	bin, _ := filepath.Abs(filepath.Join(aarch64Corpus, "bin", name))
 	core := filepath.Join(t.TempDir(), name+".core")
-	gunzipTo(t, filepath.Join(aarch64Corpus, "cores", name+".core.gz"), core)
+	testgz.Gunzip(t, filepath.Join(aarch64Corpus, "cores", name+".core.gz"), core)
 	s, err := analysis.OpenSession(core, analysis.Options{Exe: bin, Sysroot: sysroot, Offline: true})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +163,7 @@ func TestAArch64PointerAuthentication(t *testing.T) {
 	sysroot := aarch64Sysroot(t)
 	plainBin, _ := filepath.Abs(filepath.Join(aarch64Corpus, "bin", "abort_plain"))
 	plainCore := filepath.Join(t.TempDir(), "abort_plain.core")
-	gunzipTo(t, filepath.Join(aarch64Corpus, "cores", "abort_plain.core.gz"), plainCore)
+	testgz.Gunzip(t, filepath.Join(aarch64Corpus, "cores", "abort_plain.core.gz"), plainCore)
 	want := gdbMultiarch(t, plainBin, plainCore, sysroot)
 
 	s, _, _ := openAArch64(t, "abort_pac", sysroot)

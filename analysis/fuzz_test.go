@@ -3,6 +3,7 @@ package analysis_test
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/internal/fuzzbudget"
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 // openBudget is what opening one fuzzed dump may cost: the whole pipeline
@@ -29,7 +31,10 @@ func FuzzOpen(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	plain := gunzipBytes(f, demo)
+	plain, err := io.ReadAll(testgz.Open(f, filepath.Join(corpus, "cores", "demo.core.gz")))
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(demo)
 	f.Add(plain[:min(len(plain), 64<<10)])
 	f.Add(gzipBytes(f, plain[:min(len(plain), 16<<10)]))
@@ -61,19 +66,6 @@ func FuzzOpen(f *testing.F) {
 			}
 		})
 	})
-}
-
-func gunzipBytes(t testing.TB, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if _, err := out.ReadFrom(zr); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
 }
 
 func gzipBytes(t testing.TB, b []byte) []byte {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 // hideNTFile rewrites a core in place so that its NT_FILE note has another
@@ -67,7 +68,7 @@ func TestLinkMapWithoutNTFile(t *testing.T) {
 				dirs = append(dirs, a)
 			}
 			core := filepath.Join(t.TempDir(), c.Name+".core")
-			gunzipTo(t, filepath.Join(corpus, c.Core), core)
+			testgz.Gunzip(t, filepath.Join(corpus, c.Core), core)
 			opt := analysis.Options{Exe: bin, SearchDirs: dirs, Offline: true}
 			want, err := analysis.Open(core, opt)
 			if err != nil {

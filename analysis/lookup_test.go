@@ -13,6 +13,7 @@ import (
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/logs"
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 // The debug-info lookup corpus (testdata/debuginfo/gen.sh): one program
@@ -53,7 +54,7 @@ func lookupFile(parts ...string) string {
 func lookupCore(t *testing.T, name string) string {
 	t.Helper()
 	core := filepath.Join(t.TempDir(), name+".core")
-	gunzipTo(t, lookupFile("cores", name+".core.gz"), core)
+	testgz.Gunzip(t, lookupFile("cores", name+".core.gz"), core)
 	return core
 }
 

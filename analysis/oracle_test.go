@@ -14,6 +14,7 @@ import (
 	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/internal/crashlab"
 	"github.com/faultline-dev/faultline/analysis/logs"
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 const corpus = "../testdata/native"
@@ -102,7 +103,7 @@ func TestOracleGDB(t *testing.T) {
 				dirs = append(dirs, a)
 			}
 			core := filepath.Join(t.TempDir(), c.Name+".core")
-			gunzipTo(t, filepath.Join(corpus, c.Core), core)
+			testgz.Gunzip(t, filepath.Join(corpus, c.Core), core)
 			want := gdbBacktrace(t, bin, core, dirs)
 
 			got, err := analysis.Open(core, analysis.Options{Exe: bin, SearchDirs: dirs})

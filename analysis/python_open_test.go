@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/logs"
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 // pythonCase is one entry of testdata/python/manifest.json (written by
@@ -120,7 +121,7 @@ func TestPythonFramesFromCores(t *testing.T) {
 			if !interpreterMatches(t, pc) {
 				t.Skip("interpreter differs from the core's")
 			}
-			core := gunzipCore(t, filepath.Join(pythonData, pc.Core))
+			core := testgz.GunzipTemp(t, filepath.Join(pythonData, pc.Core), "core")
 			// The core names the trixie files where gen.sh's checkout
 			// had them; they are found by name in this one's.
 			dirs := []string{filepath.Join(pythonData, "bin")}

@@ -2,11 +2,9 @@ package dap_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/internal/crashbuild"
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 // conformanceCase is one corpus core the DebugClient walks, with what gdb
@@ -241,7 +240,7 @@ var (
 func gdbExpect(t *testing.T, gdb string, c *conformanceCase, tmp string) {
 	t.Helper()
 	core := filepath.Join(tmp, c.Name+".core")
-	gunzip(t, c.Core, core)
+	testgz.Gunzip(t, c.Core, core)
 	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set print pretty off", "-ex", "set print symbol off",
 		"-ex", "set width 0", "-ex", "echo @@BT\\n", "-ex", "bt", "-ex", "echo @@TID\\n", "-ex", "info threads"}
 	for i := 0; i < 12; i++ {
@@ -350,25 +349,4 @@ func splitTop(s string) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(s[start:]))
-}
-
-func gunzip(t *testing.T, src, dst string) {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -2,11 +2,12 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 // TestDemo runs the README's first command as written, `go run . demo`,
@@ -89,7 +90,7 @@ func TestGPULines(t *testing.T) {
 	wantExit(t, r, 1)
 	wantContains(t, "unknown kernel", r.stderr, "could not be resolved")
 
-	gunzipFile(t, filepath.Join(repoRoot, "testdata", "cuda", "cores", "illegal_address.sm_80.nvcudmp.gz"), filepath.Join(dir, "crash.nvcudmp"))
+	testgz.Gunzip(t, filepath.Join(repoRoot, "testdata", "cuda", "cores", "illegal_address.sm_80.nvcudmp.gz"), filepath.Join(dir, "crash.nvcudmp"))
 	r = example(t, "faultline analyze crash.nvcudmp", inv)
 	wantExit(t, r, 0)
 	wantContains(t, "GPU core report", r.stdout, "gpu-illegal-address", "Warp Illegal Address", "crash_kernel", "access.cuh:8")
@@ -106,17 +107,6 @@ func TestGPULines(t *testing.T) {
 	}
 	if g.GPU.Kernel != "crash_kernel" || g.GPU.Block.X != 2 || g.GPU.Thread.X != 101 {
 		t.Errorf("GPU model: %+v", g.GPU)
-	}
-}
-
-func gunzipFile(t *testing.T, src, dst string) {
-	t.Helper()
-	r := command(t, invocation{}, "gzip", "-dc", src)
-	if r.code != 0 {
-		t.Fatal(r)
-	}
-	if err := os.WriteFile(dst, []byte(r.stdout), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

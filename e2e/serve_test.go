@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/lspframe"
 )
 
 // lspClient speaks JSON-RPC with Content-Length framing to a `faultline
@@ -55,7 +56,7 @@ func (c *lspClient) send(msg map[string]any) {
 	c.t.Helper()
 	msg["jsonrpc"] = "2.0"
 	b, _ := json.Marshal(msg)
-	if _, err := fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(b), b); err != nil {
+	if err := lspframe.Write(c.in, b); err != nil {
 		c.t.Fatalf("writing to the server: %v\nstderr: %s", err, c.stderr.String())
 	}
 }
@@ -92,30 +93,9 @@ type lspMessage struct {
 // read reads one framed message; stdout must carry nothing else.
 func (c *lspClient) read() lspMessage {
 	c.t.Helper()
-	length := -1
-	for {
-		line, err := c.out.ReadString('\n')
-		if err != nil {
-			c.t.Fatalf("reading the server's stdout: %v\nstderr: %s", err, c.stderr.String())
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			c.t.Fatalf("stdout carries something else than the protocol: %q", line)
-		}
-		if strings.EqualFold(k, "Content-Length") {
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	if length < 0 {
-		c.t.Fatal("a message without Content-Length")
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(c.out, body); err != nil {
-		c.t.Fatal(err)
+	body, err := lspframe.Read(c.out)
+	if err != nil {
+		c.t.Fatalf("reading the server's stdout: %v\nstderr: %s", err, c.stderr.String())
 	}
 	var m lspMessage
 	if err := json.Unmarshal(body, &m); err != nil {

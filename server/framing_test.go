@@ -8,23 +8,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/boundtest"
+	"github.com/faultline-dev/faultline/internal/lspframe"
 )
 
 func TestMain(m *testing.M) { os.Exit(boundtest.Main(m)) }
 
 // LSP framing and stdio (issue 18 item 6), raw bytes into the real
 // `faultline serve`.
-
-func lspFrame(body string) string {
-	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
-}
 
 const (
 	initRequest     = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`
@@ -44,7 +40,7 @@ func TestFramingErrorExits(t *testing.T) {
 		{"body-longer-than-length", "Content-Length: 10\r\n\r\n" + `{"jsonrpc":"2.0","method":"initialized","params":{}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := lspFrame(initRequest) + tc.bad + lspFrame(shutdownRequest)
+			in := lspframe.Frame(initRequest) + tc.bad + lspframe.Frame(shutdownRequest)
 			r := boundtest.Run(t, boundtest.Cmd{Args: []string{"serve"}, Stdin: []byte(in), StdinOpen: true,
 				Limits: boundtest.Limits{Wall: 20 * time.Second}})
 			checkFramingExit(t, r)
@@ -56,7 +52,7 @@ func TestFramingErrorExits(t *testing.T) {
 // Content-Length longer than what follows) ends the server non-zero, the
 // request bytes swallowed by the body are not answered.
 func TestFramingShortBodyAtEOF(t *testing.T) {
-	in := lspFrame(initRequest) + "Content-Length: 400\r\n\r\n{}" + lspFrame(shutdownRequest)
+	in := lspframe.Frame(initRequest) + "Content-Length: 400\r\n\r\n{}" + lspframe.Frame(shutdownRequest)
 	r := boundtest.Run(t, boundtest.Cmd{Args: []string{"serve"}, Stdin: []byte(in), Limits: boundtest.Limits{Wall: 20 * time.Second}})
 	checkFramingExit(t, r)
 }
@@ -107,9 +103,9 @@ func TestOpenFIFORefusedAndEOFExits(t *testing.T) {
 	go func() {
 		// Requests run concurrently: the open goes out once initialize is answered.
 		out := bufio.NewReader(stdout)
-		io.WriteString(stdin, lspFrame(initRequest))
+		io.WriteString(stdin, lspframe.Frame(initRequest))
 		readResponse(out, `"id":1`)
-		io.WriteString(stdin, lspFrame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)+lspFrame(open))
+		io.WriteString(stdin, lspframe.Frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)+lspframe.Frame(open))
 		answer <- readResponse(out, `"id":3`)
 	}()
 	select {
@@ -137,21 +133,8 @@ func TestOpenFIFORefusedAndEOFExits(t *testing.T) {
 // ("" at the end of the stream).
 func readResponse(r *bufio.Reader, want string) string {
 	for {
-		n := 0
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return ""
-			}
-			if line == "\r\n" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				n, _ = strconv.Atoi(strings.TrimSpace(v))
-			}
-		}
-		body := make([]byte, n)
-		if _, err := io.ReadFull(r, body); err != nil {
+		body, err := lspframe.Read(r)
+		if err != nil {
 			return ""
 		}
 		if strings.Contains(string(body), want) {

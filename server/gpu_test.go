@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/faultline-dev/faultline/internal/testgz"
 	"github.com/faultline-dev/faultline/server"
 )
 
@@ -31,15 +31,7 @@ func (f fileLine) String() string { return fmt.Sprintf("%s:%d", f.file, f.line) 
 // nvdisasm): the "//## File" lines before the instruction, innermost first.
 func nvdisasmChain(t *testing.T, ref, kernel, offset string) []fileLine {
 	t.Helper()
-	f, err := os.Open(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := testgz.Open(t, ref)
 	fileRE := regexp.MustCompile(`^\s*//## File "([^"]+)", line (\d+)`)
 	var chain []fileLine
 	in, closed := false, true

@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/textproto"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +16,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/internal/lspframe"
 	"github.com/faultline-dev/faultline/server"
 )
 
@@ -35,7 +33,7 @@ type rawClient struct {
 func (c *rawClient) send(body string) {
 	c.t.Helper()
 	c.conn.SetWriteDeadline(time.Now().Add(awaitTimeout))
-	if _, err := fmt.Fprintf(c.conn, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+	if err := lspframe.Write(c.conn, []byte(body)); err != nil {
 		c.t.Fatalf("write: %v", err)
 	}
 }
@@ -43,17 +41,9 @@ func (c *rawClient) send(body string) {
 func (c *rawClient) readFrame() map[string]any {
 	c.t.Helper()
 	c.conn.SetReadDeadline(time.Now().Add(awaitTimeout))
-	hdr, err := textproto.NewReader(c.r).ReadMIMEHeader()
+	body, err := lspframe.Read(c.r)
 	if err != nil {
-		c.t.Fatalf("read header: %v", err)
-	}
-	n, err := strconv.Atoi(hdr.Get("Content-Length"))
-	if err != nil {
-		c.t.Fatalf("Content-Length: %v", err)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(c.r, body); err != nil {
-		c.t.Fatalf("read body: %v", err)
+		c.t.Fatalf("read frame: %v", err)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/faultline-dev/faultline/internal/testgz"
 	"github.com/faultline-dev/faultline/server"
 )
 
@@ -20,7 +21,7 @@ func TestTruncatedCoreWarning(t *testing.T) {
 	e := newEnv(t, map[string]any{"cacheDir": t.TempDir()}, server.Options{})
 	e.OpenDump("null_inline")
 	full := filepath.Join(t.TempDir(), "null_inline.core")
-	gunzip(t, e.Path("cores/null_inline.core.gz"), full)
+	testgz.Gunzip(t, e.Path("cores/null_inline.core.gz"), full)
 	data, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,6 @@
 package server_test
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,6 +9,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/faultline-dev/faultline/internal/testgz"
 	"github.com/faultline-dev/faultline/server"
 )
 
@@ -28,7 +26,7 @@ func TestHoverValues(t *testing.T) {
 	src := e.URI("null_inline.cpp")
 
 	core := filepath.Join(t.TempDir(), "core")
-	gunzip(t, e.Path("cores/null_inline.core.gz"), core)
+	testgz.Gunzip(t, e.Path("cores/null_inline.core.gz"), core)
 	exe := e.Path("bin/null_inline")
 
 	for _, tc := range []struct {
@@ -90,25 +88,4 @@ func gdbFrameValues(t *testing.T, exe, core string, frame int) [][2]string {
 		kvs = append(kvs, [2]string{m[1], m[2]})
 	}
 	return kvs
-}
-
-func gunzip(t *testing.T, src, dst string) {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -1,15 +1,14 @@
 package cuda_test
 
 import (
-	"compress/gzip"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis/cuda"
 	"github.com/faultline-dev/faultline/analysis/logs"
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 // testdataDir holds the checked-in cubins and the reference outputs that
@@ -28,16 +27,7 @@ func referenceCubins(t testing.TB) []string {
 func readNvdisasm(t testing.TB, cubin string) *logs.NvdisasmListing {
 	t.Helper()
 	base := strings.TrimSuffix(filepath.Base(cubin), ".cubin")
-	f, err := os.Open(filepath.Join(testdataDir, "ref", base+".nvdisasm.txt.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := logs.ParseNvdisasm(zr)
+	l, err := logs.ParseNvdisasm(testgz.Open(t, filepath.Join(testdataDir, "ref", base+".nvdisasm.txt.gz")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,12 @@
 package logs
 
 import (
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/testgz"
 )
 
 func openGPUSample(t *testing.T, name string) *os.File {
@@ -21,16 +22,7 @@ func openGPUSample(t *testing.T, name string) *os.File {
 // TestParseNvdisasmReference reads the real nvdisasm -gi output checked in
 // with the test cubins.
 func TestParseNvdisasmReference(t *testing.T) {
-	f, err := os.Open("../../testdata/cuda/ref/kernels.sm_80.nvdisasm.txt.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ParseNvdisasm(zr)
+	l, err := ParseNvdisasm(testgz.Open(t, "../../testdata/cuda/ref/kernels.sm_80.nvdisasm.txt.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
