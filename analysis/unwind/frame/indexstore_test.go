@@ -15,7 +15,7 @@ type memStore struct {
 	stored []byte
 }
 
-func (m *memStore) Load() []byte    { return m.load }
+func (m *memStore) Load() []byte   { return m.load }
 func (m *memStore) Store(b []byte) { m.stores++; m.stored = b }
 
 // TestIndexStore: glibc's .eh_frame searched without .eh_frame_hdr builds
