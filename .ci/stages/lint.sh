@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lint stage: staticcheck and `deadcode -test` must find nothing
+# The lint stage: gofmt, staticcheck and `deadcode -test` must find nothing
 # (ARCHITECTURE.md, "Invariants"). The import rules are a Go test
 # (internal/archtest). Installed by .ci/install.d/lint.sh.
 set -uo pipefail
@@ -20,6 +20,7 @@ run() {
 		failed=$((failed + 1))
 	fi
 }
+run "gofmt -l" gofmt -l $(git ls-files '*.go')
 run staticcheck "$gobin/staticcheck" ./...
 run "deadcode -test" "$gobin/deadcode" -test ./...
 echo "lint: $passed passed, $failed failed"
