@@ -48,6 +48,9 @@ type conformanceCase struct {
 	// ExpectText is line ExpectLine of the source served by reference
 	// when ExpectOrigin is set.
 	ExpectText string `json:"expectText,omitempty"`
+	// ExpectNoSource: the top frame has no local or fetched source (only
+	// its generated document).
+	ExpectNoSource bool `json:"expectNoSource,omitempty"`
 
 	Frames      []gdbFrame        `json:"frames"`
 	DerefFields map[string]string `json:"derefFields"`

@@ -37,6 +37,9 @@ type LaunchArgs struct {
 	// WorkspaceFolders are searched for sources after the compilation
 	// directory (VS Code passes ${workspaceFolder}).
 	WorkspaceFolders []string `json:"workspaceFolders,omitempty"`
+	// Offline forbids network access: no debug files and no sources from
+	// debuginfod (DEBUGINFOD_URLS is ignored), as `analyze --offline`.
+	Offline bool `json:"offline,omitempty"`
 }
 
 func (s *Server) onLaunch(req *godap.LaunchRequest) {
@@ -99,7 +102,8 @@ func (s *Server) open(args LaunchArgs) (*crashView, error) {
 	for _, d := range args.DebugDirs {
 		debugDirs = append(debugDirs, absIn(d))
 	}
-	sess, err := analysis.OpenSession(core, analysis.Options{Exe: program, Sysroot: sysroot, DebugDirs: debugDirs})
+	sess, err := analysis.OpenSession(core, analysis.Options{Exe: program, Sysroot: sysroot, DebugDirs: debugDirs,
+		Offline: args.Offline})
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +111,11 @@ func (s *Server) open(args LaunchArgs) (*crashView, error) {
 	for _, f := range args.WorkspaceFolders {
 		folders = append(folders, absIn(f))
 	}
-	res := sourcelookup.New(sourcelookup.Config{Folders: folders, SourceMap: args.SourceMap,
-		Remote: sourcelookup.DebuginfodFromEnv()})
+	cfg := sourcelookup.Config{Folders: folders, SourceMap: args.SourceMap}
+	if !args.Offline {
+		cfg.Remote = sourcelookup.DebuginfodFromEnv()
+	}
+	res := sourcelookup.New(cfg)
 	exe := program
 	if exe == "" {
 		exe = sourcelookup.Executable(sess.Crash)

@@ -162,7 +162,9 @@ func (s *Server) Exit(context.Context) error {
 }
 
 // DidChangeConfiguration applies new settings: source mapping changes
-// rebuild the view, debug directory changes reload the dump.
+// rebuild the view; debug directory changes reload the dump, and so does
+// turning "offline" off (debuginfod may have what offline left out;
+// turning it on only stops later fetches).
 func (s *Server) DidChangeConfiguration(_ context.Context, params *protocol.DidChangeConfigurationParams) error {
 	st, err := parseSettings(params.Settings)
 	if err != nil {
@@ -179,7 +181,7 @@ func (s *Server) DidChangeConfiguration(_ context.Context, params *protocol.DidC
 	if cur == nil {
 		return nil
 	}
-	if !equalStrings(old.DebugDirs, st.DebugDirs) {
+	if !equalStrings(old.DebugDirs, st.DebugDirs) || (old.Offline && !st.Offline) {
 		args := cur.args
 		go func() {
 			if _, err := s.openDump(s.ctx, args, nil); err != nil {

@@ -221,6 +221,9 @@ func (s *Server) loadOptions(ctx context.Context, seq uint64, args OpenArgs, set
 		Exe:       args.Exe,
 		Sysroot:   args.Sysroot,
 		DebugDirs: settings.DebugDirs,
+		// "offline": no debuginfod (the source fetch after opening reads
+		// the same setting through the resolver).
+		Offline: settings.Offline,
 		Progress: func(msg string, done, total int) {
 			prog.report(msg, done, total)
 		},

@@ -12,10 +12,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -236,4 +240,41 @@ func (s SourcesAway) CheckFetched(t testing.TB) {
 	if fi, err := os.Stat(s.Fetched); err != nil || fi.Mode().Perm()&0o222 != 0 {
 		t.Errorf("fetched file %s: %v, %v: want read-only", s.Fetched, fi, err)
 	}
+}
+
+// Counter is a reverse proxy on 127.0.0.1 in front of a Server that
+// counts the requests it forwards: point DEBUGINFOD_URLS at URL to count
+// what a client asks the server.
+type Counter struct {
+	URL string
+
+	mu    sync.Mutex
+	paths []string
+}
+
+// Count starts a counting proxy in front of s, stopped when the test ends.
+func (s *Server) Count(t testing.TB) *Counter {
+	t.Helper()
+	target, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Counter{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		c.paths = append(c.paths, r.URL.Path)
+		c.mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	c.URL = hs.URL
+	return c
+}
+
+// Requests are the paths asked so far, in order.
+func (c *Counter) Requests() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.paths...)
 }

@@ -1,6 +1,6 @@
 // The post-mortem debugger: debug type "faultline" runs `faultline dap`
 // (the same binary as the language server) on a launch configuration
-// {"coreFile", "program"?, "sysroot"?, "sourceMap"?}; the Call Stack,
+// {"coreFile", "program"?, "sysroot"?, "sourceMap"?, "offline"?}; the Call Stack,
 // Variables, Watch and Disassembly views then show the dump.
 
 import * as vscode from 'vscode';
@@ -80,6 +80,8 @@ class ConfigurationProvider implements vscode.DebugConfigurationProvider {
     const settings = vscode.workspace.getConfiguration('faultline');
     config.sourceMap = { ...settings.get<Record<string, string>>('sourceMap', {}), ...(config.sourceMap ?? {}) };
     config.debugDirs = config.debugDirs ?? settings.get<string[]>('debugDirs', []);
+    // faultline.offline: no debuginfod for the session either.
+    config.offline = config.offline ?? settings.get<boolean>('offline', false);
     config.workspaceFolders = config.workspaceFolders ?? (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     config.cwd = config.cwd ?? folder?.uri.fsPath;
     return config;

@@ -24,6 +24,8 @@ function M.launch_config(config, core, exe)
     -- An empty Lua table encodes as a JSON array: send an object.
     sourceMap = next(config.source_map or {}) and config.source_map or vim.empty_dict(),
     debugDirs = config.debug_dirs,
+    -- setup{offline=true}: no debuginfod in the debug session either.
+    offline = config.offline == true,
     workspaceFolders = { config.root_dir or vim.fn.getcwd() },
   }
 end
