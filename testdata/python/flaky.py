@@ -2,13 +2,20 @@
 
 The run number is kept in the file named by argv[1] (created if missing),
 so `faultline run --repeat 20` sees a fixed rate: runs 4, 8, 12, ... crash,
-alternately in the C extension and through ctypes."""
+alternately in the C extension and in a C library called through ctypes.
+Both crash in code built here (bin/, from src/ by gen.sh), so the signatures
+do not depend on the build of Debian's python3.11, _ctypes or libffi."""
 import ctypes
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin"))
+BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin")
+sys.path.insert(0, BIN)
 import crashmod  # noqa: E402
+
+
+class Batch(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_long), ("bytes", ctypes.c_char_p)]
 
 
 def next_run(path):
@@ -26,7 +33,8 @@ def step(n):
     if n % 8 == 4:
         crashmod.segv(n)  # CRASH A
     elif n % 8 == 0:
-        ctypes.string_at(0)  # CRASH B
+        lib = ctypes.CDLL(os.path.join(BIN, "libchecksum.so"))
+        lib.checksum(ctypes.byref(Batch(4, None)))  # CRASH B
     return n
 
 

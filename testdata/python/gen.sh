@@ -44,6 +44,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p bin cores logs
 gcc -shared -fPIC -g -O1 -Wall $(python3.11-config --includes) \
   -o bin/crashmod.cpython-311-x86_64-linux-gnu.so src/crashmod.c
+# The plain C library flaky.py calls through ctypes (no Python ABI).
+gcc -shared -fPIC -g -O1 -Wall -o bin/libchecksum.so src/checksum.c
 
 interpreters=("debian=/usr/bin/python3.11")
 if [ -x /root/.pyenv/versions/3.11.7/bin/python3.11 ]; then
