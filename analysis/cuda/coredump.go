@@ -182,7 +182,7 @@ func ParseCoreDump(data []byte) (*CoreDump, error) {
 		return nil, errors.New("not a GPU core dump (want an ELF core with OSABI ELFOSABI_CUDA)")
 	}
 	d := &CoreDump{}
-	p := &dumpParser{f: f, d: d, smRow: map[[2]int]uint32{}, ctaOf: map[[2]int]ctaKey{}}
+	p := &dumpParser{f: f, d: d, smRow: map[[2]int]uint32{}, ctaOf: map[[2]int]ctaKey{}, rowBudget: len(data)}
 	p.strtab = p.stringTable()
 	if err := p.checkHierarchy(); err != nil {
 		return nil, err
@@ -208,6 +208,9 @@ type dumpParser struct {
 	smRow map[[2]int]uint32
 	// ctaOf maps (CTA table section, row) to its CTA.
 	ctaOf map[[2]int]ctaKey
+	// rowBudget is how many bytes of table rows are still to be read: the
+	// file's size at first.
+	rowBudget int
 }
 
 type ctaKey struct {
@@ -247,7 +250,18 @@ type table struct {
 	min  int
 }
 
-// tables returns the sections of type typ as tables.
+// minRowSizes are the smallest sh_entsize a table may have: the 2015 row
+// size, less the fields appended to it later (the grid row's host TID,
+// the lane row's last word). A smaller row is no layout a driver wrote; it
+// would turn each byte of the file into a row.
+var minRowSizes = map[uint32]int{
+	shtDevTable: devRowSize, shtCtxTable: ctxRowSize, shtGridTbl: gridRowSize - 8, shtSMTable: smRowSize,
+	shtCTATable: ctaRowSize, shtWPTable: warpRowSize, shtLNTable: laneRowSize - 8, shtModTable: modRowSize,
+}
+
+// tables returns the sections of type typ as tables. Rows are charged to
+// the dump's row budget (the file's size): section headers that name the
+// same bytes many times do not multiply them.
 func (p *dumpParser) tables(typ uint32, minSize int) []table {
 	var out []table
 	for i := range p.f.sections {
@@ -260,22 +274,38 @@ func (p *dumpParser) tables(typ uint32, minSize int) []table {
 			p.problem("%v", err)
 			continue
 		}
-		ent := int(s.Entsize)
+		ent := int(min(s.Entsize, 1<<17))
 		if ent == 0 {
 			ent = minSize // some writers leave sh_entsize 0: the 2015 size
+		}
+		if least := minRowSizes[typ]; ent < least {
+			p.problem("section %s: row size %d is smaller than a %s row (%d bytes)", s.Name, ent, typeName(typ), least)
+			continue
 		}
 		if ent > 1<<16 {
 			p.problem("section %s: row size %d is implausible", s.Name, ent)
 			continue
 		}
-		n := len(data) / ent
-		if n > maxRows {
-			p.problem("section %s: %d rows, reading the first %d", s.Name, n, maxRows)
-			n = maxRows
+		if n := p.chargeRows(s, len(data)/ent, ent); n > 0 {
+			out = append(out, table{sec: s, data: data, ent: ent, n: n, min: minSize})
 		}
-		out = append(out, table{sec: s, data: data, ent: ent, n: n, min: minSize})
 	}
 	return out
+}
+
+// chargeRows takes n rows of ent bytes of section s from the row budget
+// and returns how many fit.
+func (p *dumpParser) chargeRows(s *elfSection, n, ent int) int {
+	if n > maxRows {
+		p.problem("section %s: %d rows, reading the first %d", s.Name, n, maxRows)
+		n = maxRows
+	}
+	if fit := p.rowBudget / ent; n > fit {
+		p.problem("section %s: %d rows, reading %d: the tables name more rows than the file holds (overlapping sections)", s.Name, n, fit)
+		n = fit
+	}
+	p.rowBudget -= n * ent
+	return n
 }
 
 // row returns row i padded with zeros to the 2015 size: fields a shorter

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // Seeds: the real cubins and their .debug_line sections (added here), and
@@ -76,12 +78,14 @@ func FuzzLineProgram(f *testing.F) {
 func FuzzParseCoreDump(f *testing.F) {
 	// testdata/fuzz/FuzzParseCoreDump holds a synthetic dump (TestWriteFuzzSeedCore).
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := ParseCoreDump(b)
-		if err != nil {
-			return
-		}
-		if fl := d.Fault(); fl != nil {
-			d.Lookup(fl.PC)
-		}
+		fuzzbudget.Check(t, len(b), fuzzbudget.Default, func() {
+			d, err := ParseCoreDump(b)
+			if err != nil {
+				return
+			}
+			if fl := d.Fault(); fl != nil {
+				d.Lookup(fl.PC)
+			}
+		})
 	})
 }
