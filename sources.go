@@ -151,7 +151,7 @@ func printSources(w io.Writer, r *gitsrc.Result) {
 		fmt.Fprintln(w, "  (none found: add rules to faultline.json)")
 	}
 	for _, c := range r.Components {
-		fmt.Fprintf(w, "  %-20s %s @ %s (%s)  [%s]\n      %s\n", c.Name, c.Repo, c.Revision, shortCommit(c.Commit), c.Origin, c.Checkout)
+		printComponent(w, c)
 	}
 	fmt.Fprintln(w, "\nFrames")
 	for _, f := range r.Frames {
@@ -195,6 +195,28 @@ func printSources(w io.Writer, r *gitsrc.Result) {
 				fmt.Fprintf(w, "  %s\n", p.Message)
 			}
 		}
+	}
+}
+
+// printComponent prints one component: what it is, where each fact came
+// from, its checkout, and how to map its frames without line information.
+func printComponent(w io.Writer, c gitsrc.Component) {
+	commit := shortCommit(c.Commit)
+	if commit == "" {
+		commit = "not fetched"
+	}
+	fmt.Fprintf(w, "  %-20s %s @ %s (%s)  [%s]\n", c.Name, c.Repo, c.Revision, commit, c.Origin)
+	for _, f := range c.Facts {
+		fmt.Fprintf(w, "      %s %s  ← %s\n", f.Field, f.Value, f.Origin)
+	}
+	if c.Branch != "" {
+		fmt.Fprintf(w, "      default branch %s\n", c.Branch)
+	}
+	if c.DebugInfo != "" {
+		fmt.Fprintf(w, "      %s\n", c.DebugInfo)
+	}
+	if c.Checkout != "" {
+		fmt.Fprintf(w, "      %s\n", c.Checkout)
 	}
 }
 

@@ -48,13 +48,32 @@ type Component struct {
 	// Version is the component's version, when the inventory knew it.
 	Version string `json:"version,omitempty"`
 	// Origin says where the inventory found the component: config,
-	// package-note, python, dpkg, git, registry.
+	// package-note, dpkg, rpm, conda, python, git, registry (joined with
+	// "+" when one source named it and another gave the repository).
 	Origin string `json:"origin,omitempty"`
+	// Branch is the upstream's default branch as the built-in registry
+	// knows it (zlib: develop), for reviewing offline.
+	Branch string `json:"branch,omitempty"`
+	// Package is the distribution package that installed the modules.
+	Package *Package `json:"package,omitempty"`
+	// Facts say what the inventory found and where, in the order found.
+	Facts []Fact `json:"facts,omitempty"`
+	// DebugInfo, when frames of the component's modules have no line
+	// information, says how many and the step that would map them.
+	DebugInfo string `json:"debugInfo,omitempty"`
 	// Sparse is set when only the directories that frames point into were
 	// written out (huge repositories).
 	Sparse bool `json:"sparse,omitempty"`
 	// Modules lists the paths of the crash's modules built from this component.
 	Modules []string `json:"modules,omitempty"`
+}
+
+// Fact is one thing the inventory found about a component, and where:
+// {"version", "1.2.13", "file name libz.so.1.2.13"}.
+type Fact struct {
+	Field  string `json:"field"`
+	Value  string `json:"value"`
+	Origin string `json:"origin"`
 }
 
 // FrameSource maps one frame's DWARF file name onto a checkout file.

@@ -15,21 +15,23 @@ type registryEntry struct {
 	name string
 	// modules matches the module path (its last elements).
 	modules *regexp.Regexp
-	// python and dpkg name the Python distribution and Debian packages.
-	python []string
-	dpkg   *regexp.Regexp
+	// python and dpkg name the Python distribution and Debian packages;
+	// sources the Debian source packages (dpkg status "Source:") and other
+	// names the component goes by (a copyright file's Upstream-Name).
+	python  []string
+	dpkg    *regexp.Regexp
+	sources *regexp.Regexp
 	// repo and revisions give the repository and candidate revisions for a version.
 	repo      func(version string) string
 	revisions func(version string) []string
+	// branch is the repository's default branch, for reviewing offline.
+	branch string
+	// version finds the release in the module file itself: its real
+	// file name, symbol-version definitions, version strings.
+	version *versionClues
 }
 
 func fixed(url string) func(string) string { return func(string) string { return url } }
-
-// vTag is the "v1.2.3" convention, without a local version ("+cu121").
-func vTag(version string) []string {
-	v := publicVersion(version)
-	return []string{"v" + v, v}
-}
 
 // publicVersion drops a PEP 440 local version label and Debian revision.
 func publicVersion(v string) string {
@@ -97,8 +99,9 @@ func rocm(name, module, dpkg, monorepo, legacy string) registryEntry {
 // registry lists the stacks faultline's users run (seed 000's component table).
 var registry = []registryEntry{
 	{name: "pytorch", modules: regexp.MustCompile(`(^|/)(libtorch(_cpu|_cuda|_hip|_python|_global_deps)?|libc10(_cuda|_hip)?|libshm)\.so|/torch/_C[.a-z0-9_-]*\.so$`),
-		python: []string{"torch"}, repo: fixed("https://github.com/pytorch/pytorch"), revisions: vTag},
-	{name: "jax", modules: regexp.MustCompile(`(^|/)(xla_extension|_jax)[.a-z0-9_-]*\.so$|/jaxlib/.*\.so$`),
+		python: []string{"torch"}, sources: regexp.MustCompile(`^pytorch(-cuda|-rocm)?$`), branch: "main",
+		repo: fixed("https://github.com/pytorch/pytorch"), revisions: releaseTags(vTags)},
+	{name: "jax", branch: "main", modules: regexp.MustCompile(`(^|/)(xla_extension|_jax)[.a-z0-9_-]*\.so$|/jaxlib/.*\.so$`),
 		python: []string{"jaxlib", "jax"}, repo: fixed("https://github.com/jax-ml/jax"),
 		revisions: func(v string) []string {
 			v = publicVersion(v)
@@ -109,13 +112,13 @@ var registry = []registryEntry{
 		repo:   fixed("https://github.com/ROCm/xla"),
 		// ROCm/xla keeps one branch per JAX release the plugin is built for.
 		revisions: func(v string) []string { return []string{"rocm-jaxlib-v" + publicVersion(v)} }},
-	{name: "triton", modules: regexp.MustCompile(`(^|/)libtriton\.so$|/triton/_C/.*\.so$`),
-		python: []string{"triton", "pytorch_triton", "pytorch_triton_rocm"}, repo: fixed("https://github.com/triton-lang/triton"), revisions: vTag},
+	{name: "triton", branch: "main", modules: regexp.MustCompile(`(^|/)libtriton\.so$|/triton/_C/.*\.so$`),
+		python: []string{"triton", "pytorch_triton", "pytorch_triton_rocm"}, repo: fixed("https://github.com/triton-lang/triton"), revisions: releaseTags(vTags)},
 	{name: "cutlass", modules: regexp.MustCompile(`(^|/)libcutlass[.a-z0-9_-]*\.so$`),
-		python: []string{"nvidia_cutlass", "cutlass"}, repo: fixed("https://github.com/NVIDIA/cutlass"), revisions: vTag},
+		python: []string{"nvidia_cutlass", "cutlass"}, repo: fixed("https://github.com/NVIDIA/cutlass"), revisions: releaseTags(vTags)},
 	{name: "nccl", modules: regexp.MustCompile(`(^|/)libnccl\.so(\.[0-9.]+)?$`),
-		python: []string{"nvidia_nccl_cu12", "nvidia_nccl_cu11"}, dpkg: regexp.MustCompile(`^libnccl2$`),
-		repo: fixed("https://github.com/NVIDIA/nccl"),
+		python: []string{"nvidia_nccl_cu12", "nvidia_nccl_cu11"}, dpkg: regexp.MustCompile(`^libnccl2$`), sources: regexp.MustCompile(`^nccl$`),
+		repo: fixed("https://github.com/NVIDIA/nccl"), branch: "master",
 		revisions: func(v string) []string {
 			v = publicVersion(v) // Debian: 2.21.5-1+cuda12.4 → 2.21.5-1
 			if !strings.Contains(v, "-") {
@@ -131,36 +134,50 @@ var registry = []registryEntry{
 	rocm("rocblas", `(^|/)librocblas\.so(\.[0-9.]+)?$`, `^rocblas`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/rocBLAS"),
 	rocm("miopen", `(^|/)libMIOpen\.so(\.[0-9.]+)?$`, `^miopen-hip`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/MIOpen"),
 	{name: "vllm", modules: regexp.MustCompile(`/vllm/.*\.so$`),
-		python: []string{"vllm"}, repo: fixed("https://github.com/vllm-project/vllm"), revisions: vTag},
+		python: []string{"vllm"}, repo: fixed("https://github.com/vllm-project/vllm"), revisions: releaseTags(vTags)},
 	{name: "flash-attention", modules: regexp.MustCompile(`(^|/)flash_attn[a-z0-9_]*[.a-z0-9_-]*\.so$`),
-		python: []string{"flash_attn"}, repo: fixed("https://github.com/Dao-AILab/flash-attention"), revisions: vTag},
+		python: []string{"flash_attn"}, repo: fixed("https://github.com/Dao-AILab/flash-attention"), revisions: releaseTags(vTags)},
 }
 
-// registryFor finds the registry entry for a component name or module path.
-func registryFor(name, module string) *registryEntry {
-	norm := normalizeName(name)
-	for i := range registry {
-		e := &registry[i]
-		if norm != "" && normalizeName(e.name) == norm {
-			return e
+// allRegistry is every entry: the ML stacks, then the common upstreams.
+var allRegistry = append(append([]registryEntry{}, registry...), commonUpstreams...)
+
+// registryFor finds the registry entry for a component: by one of its
+// names (upstream name, Python distribution, Debian binary or source
+// package, conda package), first name first, else by the module's file name.
+func registryFor(module string, names ...string) *registryEntry {
+	for _, name := range names {
+		if name == "" {
+			continue
 		}
-		for _, p := range e.python {
-			if norm != "" && normalizeName(p) == norm {
-				return e
+		norm := normalizeName(name)
+		for i := range allRegistry {
+			if allRegistry[i].knows(name, norm) {
+				return &allRegistry[i]
 			}
-		}
-		if e.dpkg != nil && name != "" && e.dpkg.MatchString(name) {
-			return e
 		}
 	}
 	if module != "" {
-		for i := range registry {
-			if registry[i].modules.MatchString(module) {
-				return &registry[i]
+		for i := range allRegistry {
+			if m := allRegistry[i].modules; m != nil && m.MatchString(module) {
+				return &allRegistry[i]
 			}
 		}
 	}
 	return nil
+}
+
+// knows reports whether name (norm normalised) is one of the entry's names.
+func (e *registryEntry) knows(name, norm string) bool {
+	if normalizeName(e.name) == norm {
+		return true
+	}
+	for _, p := range e.python {
+		if normalizeName(p) == norm {
+			return true
+		}
+	}
+	return e.dpkg != nil && e.dpkg.MatchString(name) || e.sources != nil && e.sources.MatchString(name)
 }
 
 // normalizeName is PEP 503 name normalisation with "_" for separators.

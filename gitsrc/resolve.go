@@ -64,7 +64,7 @@ func frameFilesByModule(c *analysis.Crash) map[string][]string {
 	for _, t := range c.Threads {
 		for _, f := range t.Frames {
 			if f.File != "" && f.Module != "" {
-				frameFiles[f.Module] = appendUnique(frameFiles[f.Module], f.File)
+				frameFiles[f.Module] = appendUnique(frameFiles[f.Module], frameSourcePath(&f))
 			}
 		}
 	}
@@ -75,6 +75,9 @@ func frameFilesByModule(c *analysis.Crash) map[string][]string {
 // and becomes a problem. The error is ctx's, when it ends.
 func fetchComponents(ctx context.Context, ca *cache, comps []*component, opt *Options, res *Result) error {
 	for i, comp := range comps {
+		if comp.lineless {
+			continue // no frame to map: nothing to fetch
+		}
 		opt.progress("fetching "+comp.Name+" "+comp.Revision, i, len(comps))
 		if err := fetchComponent(ctx, ca, comp, opt); err != nil {
 			if ctx.Err() != nil {
@@ -121,7 +124,7 @@ func mapFrames(c *analysis.Crash, comps []*component, cfg *Config) []FrameSource
 			key := f.Module + "\x00" + f.File
 			mp, ok := memo[key]
 			if !ok {
-				mp = mapFrame(byModule[f.Module], comps, f.File)
+				mp = mapFrame(byModule[f.Module], comps, f.File, frameSourcePath(&f))
 				memo[key] = mp
 				if mp.comp != nil {
 					mp.comp.wantDirs[path.Dir(mp.path)] = true
@@ -201,15 +204,17 @@ func reviewAndFix(ctx context.Context, ca *cache, c *analysis.Crash, comps []*co
 	return nil
 }
 
-// mapFrame finds the checkout file for a DWARF file name: in the frame's
-// own component if it has one there, else in whichever component shares
-// the longest suffix with it.
-func mapFrame(own *component, comps []*component, file string) (m struct {
+// mapFrame finds the checkout file for a DWARF file name (abs: joined
+// with its compilation directory): in the frame's own component if it has
+// one there, else in whichever component shares the longest suffix with
+// it. A working repository found near the sources claims only the files
+// it tracks, by their place in it.
+func mapFrame(own *component, comps []*component, file, abs string) (m struct {
 	comp *component
 	path string
 }) {
 	if own != nil && own.index != nil {
-		if p, n := own.index.match(file); n > 0 {
+		if p, n := own.match(file, abs); n > 0 {
 			m.comp, m.path = own, p
 			return m
 		}
@@ -221,7 +226,7 @@ func mapFrame(own *component, comps []*component, file string) (m struct {
 		}
 		// One shared element (the base name alone) is too weak across
 		// components: every project has a util.h.
-		if p, n := comp.index.match(file); n > best && n >= 2 {
+		if p, n := comp.match(file, abs); n > best && n >= 2 {
 			best, m.comp, m.path = n, comp, p
 		}
 	}
@@ -269,7 +274,14 @@ func fetchComponent(ctx context.Context, ca *cache, comp *component, opt *Option
 		comp.index = newSuffixIndex(files)
 		if r.local {
 			comp.Checkout = r.url
-		} else {
+		}
+		if r.local && comp.Origin == "git" {
+			comp.tracked = make(map[string]bool, len(files))
+			for _, f := range files {
+				comp.tracked[f.path] = true
+			}
+		}
+		if !r.local {
 			comp.Checkout = ca.checkoutDir(key, comp.Commit)
 		}
 		return nil
@@ -337,6 +349,16 @@ func Apply(c *analysis.Crash, r *Result) {
 			}
 		}
 	}
+}
+
+// match maps a DWARF file name onto the component's files: a working
+// repository guessed from the sources' location by its tracked files
+// (localMatch), any other by the longest path suffix.
+func (comp *component) match(file, abs string) (string, int) {
+	if comp.Origin == "git" && comp.repo != nil && comp.repo.local {
+		return comp.localMatch(abs)
+	}
+	return comp.index.match(file)
 }
 
 func appendUnique(s []string, v string) []string {

@@ -82,7 +82,7 @@ func TestROCmInventory(t *testing.T) {
 		"rccl":         {"https://github.com/ROCm/rccl", "rocm-6.2.0"},
 		"hipblaslt":    {"https://github.com/ROCm/hipBLASLt", "rocm-6.2.0"},
 		"rocblas":      {"https://github.com/ROCm/rocBLAS", "rocm-6.2.0"},
-		"miopen-hip":   {"https://github.com/ROCm/MIOpen", "rocm-6.2.0"},
+		"miopen":       {"https://github.com/ROCm/MIOpen", "rocm-6.2.0"},
 	}
 	got := map[string][2]string{}
 	for _, comp := range comps {
@@ -93,7 +93,7 @@ func TestROCmInventory(t *testing.T) {
 			t.Errorf("%s: got %v, want %v (all: %v; problems %+v)", name, got[name], w, got, problems)
 		}
 	}
-	if g := got["jax_rocm60_pjrt"]; g != [2]string{"https://github.com/ROCm/xla", "rocm-jaxlib-v0.4.31"} {
+	if g := got["xla-rocm"]; g != [2]string{"https://github.com/ROCm/xla", "rocm-jaxlib-v0.4.31"} {
 		t.Errorf("xla_rocm_plugin: %v (all %v, problems %+v)", g, got, problems)
 	}
 }

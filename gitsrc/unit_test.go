@@ -102,7 +102,7 @@ func TestDpkg(t *testing.T) {
 	pkg, _, _ := strings.Cut(strings.TrimSpace(string(owner)), ":")
 	ver, _ := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
 	got := dpkgOwners("", []string{gitPath})[gitPath]
-	if got != [2]string{pkg, string(ver)} {
+	if got.Name != pkg || got.Version != string(ver) {
 		t.Errorf("dpkgOwners(%s) = %v, dpkg-query says %s %s", gitPath, got, pkg, ver)
 	}
 }
@@ -131,7 +131,7 @@ func TestPythonMetadata(t *testing.T) {
 	if pf := readPython(site, "vllm"); pf.repo != "https://github.com/vllm-project/vllm" || pf.commit != "0123456789abcdef0123456789abcdef01234567" {
 		t.Errorf("vllm: %+v", pf)
 	}
-	if e := registryFor("torch", mod); e == nil || e.name != "pytorch" || !reflect.DeepEqual(e.revisions("2.3.0+rocm6.2"), []string{"v2.3.0", "2.3.0"}) {
+	if e := registryFor(mod, "torch"); e == nil || e.name != "pytorch" || !reflect.DeepEqual(e.revisions("2.3.0+rocm6.2"), []string{"v2.3.0", "2.3.0"}) {
 		t.Errorf("registry for torch: %+v", e)
 	}
 }
@@ -140,7 +140,7 @@ func TestPythonMetadata(t *testing.T) {
 // the rocm-systems / rocm-libraries monorepos on release/rocm-rel-X.Y.
 func TestRegistryROCm(t *testing.T) {
 	mod := "/opt/rocm-7.2.0/lib/libamdhip64.so.7"
-	e := registryFor("", mod)
+	e := registryFor(mod)
 	if e == nil || e.name != "clr" {
 		t.Fatalf("registry for %s: %+v", mod, e)
 	}
@@ -151,7 +151,7 @@ func TestRegistryROCm(t *testing.T) {
 	if ma, mi, pa, ok := rocmVersion("6.2.41133.60200-crdnnh.04"); !ok || ma != 6 || mi != 2 || pa != 0 {
 		t.Errorf("rocmVersion = %d.%d.%d %v", ma, mi, pa, ok)
 	}
-	if e := registryFor("", "/usr/lib/librccl.so.1"); e == nil || e.name != "rccl" || e.revisions("6.2.0")[0] != "rocm-6.2.0" {
+	if e := registryFor("/usr/lib/librccl.so.1"); e == nil || e.name != "rccl" || e.revisions("6.2.0")[0] != "rocm-6.2.0" {
 		t.Errorf("rccl: %+v", e)
 	}
 }

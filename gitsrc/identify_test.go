@@ -1,0 +1,310 @@
+package gitsrc
+
+import (
+	"context"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/analysis"
+)
+
+// crashWithArgs runs exe with args in dir until it crashes and returns the
+// core: the kernel's (core_pattern "core") or gdb's generate-core-file.
+func crashWithArgs(t *testing.T, dir, exe string, args ...string) string {
+	t.Helper()
+	cdir, err := os.MkdirTemp(dir, "core-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", append([]string{"-c", `ulimit -c unlimited; exec "$@"`, "sh", exe}, args...)...)
+	cmd.Dir = cdir
+	_ = cmd.Run()
+	if m, _ := filepath.Glob(filepath.Join(cdir, "core*")); len(m) > 0 {
+		return m[0]
+	}
+	core := filepath.Join(cdir, "gdb.core")
+	gdb := append([]string{"-batch", "-nx", "-ex", "run", "-ex", "generate-core-file " + core, "--args", exe}, args...)
+	if out, err := exec.Command("gdb", gdb...).CombinedOutput(); err != nil {
+		t.Fatalf("no core from %s %v: %v\n%s", exe, args, err, out)
+	}
+	return core
+}
+
+// dpkgUpstream asks dpkg-query for a package's version and returns its
+// upstream part, the oracle for what the inventory must read.
+func dpkgUpstream(t *testing.T, pkg string) string {
+	t.Helper()
+	out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
+	if err != nil {
+		t.Fatalf("dpkg-query %s: %v", pkg, err)
+	}
+	v := string(out)
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		v = v[i+1:]
+	}
+	v, _, _ = strings.Cut(v, "-")
+	return strings.TrimSuffix(v, ".dfsg")
+}
+
+// TestDebianLibrariesIdentified builds a program against this machine's
+// zlib1g, libcurl4 and libexpat1, crashes it inside each library and runs
+// the inventory on each core with no configuration, offline: each library
+// is named with its Debian package, its upstream repository and the tag of
+// its upstream release (from merged-/usr paths: the core maps /usr/lib,
+// dpkg lists /lib). The program itself, built outside any repository, is
+// a problem that says nothing identifies it.
+func TestDebianLibrariesIdentified(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/debianlibs/crashlibs.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "crashlibs.c"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "crashlibs")
+	if out, err := exec.Command("gcc", "-g", "-O1", "-o", exe, filepath.Join(dir, "crashlibs.c"), "-lz", "-lcurl", "-lexpat").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s (apt-get install zlib1g-dev libcurl4-openssl-dev libexpat1-dev)", err, out)
+	}
+	for _, tc := range []struct {
+		arg, name, pkg, source, repo string
+		tag                          func(upstream string) string
+	}{
+		{"zlib", "zlib", "zlib1g", "zlib", "https://github.com/madler/zlib", func(v string) string { return "v" + v }},
+		{"curl", "curl", "libcurl4", "curl", "https://github.com/curl/curl", func(v string) string { return "curl-" + strings.ReplaceAll(v, ".", "_") }},
+		{"expat", "expat", "libexpat1", "expat", "https://github.com/libexpat/libexpat", func(v string) string { return "R_" + strings.ReplaceAll(v, ".", "_") }},
+	} {
+		t.Run(tc.arg, func(t *testing.T) {
+			core := crashWithArgs(t, dir, exe, tc.arg)
+			c, err := analysis.Open(core, analysis.Options{Exe: exe, Offline: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := resolveOffline(t, c)
+			comp := componentNamed(t, res, tc.name)
+			up := dpkgUpstream(t, tc.pkg)
+			if comp.Repo != tc.repo || comp.Revision != tc.tag(up) || comp.Branch == "" {
+				t.Errorf("%s: repo %s revision %s branch %q; want %s %s", tc.name, comp.Repo, comp.Revision, comp.Branch, tc.repo, tc.tag(up))
+			}
+			p := comp.Package
+			if p == nil || p.Manager != "dpkg" || p.Name != tc.pkg || p.Source != tc.source || p.Upstream != up {
+				t.Errorf("%s: package %+v; want dpkg %s (source %s), upstream %s", tc.name, p, tc.pkg, tc.source, up)
+			}
+			if !strings.HasPrefix(comp.Modules[0], "/usr/lib/") {
+				t.Errorf("%s: module %s is not the merged-/usr path the core maps", tc.name, comp.Modules[0])
+			}
+			if !strings.Contains(comp.DebugInfo, tc.pkg+"-dbgsym") || !strings.Contains(comp.DebugInfo, "debuginfod.debian.net") {
+				t.Errorf("%s: no step to map its frames: %q", tc.name, comp.DebugInfo)
+			}
+			if !hasFact(comp, "repository", "built-in registry") || !hasFact(comp, "package", "dpkg") {
+				t.Errorf("%s: facts without their origins: %+v", tc.name, comp.Facts)
+			}
+			if !problemFor(res, exe, "nothing identifies crashlibs") {
+				t.Errorf("no problem says nothing identifies the program: %+v", res.Problems)
+			}
+		})
+	}
+}
+
+func resolveOffline(t *testing.T, c *analysis.Crash) *Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Resolve(ctx, c, Options{CacheDir: t.TempDir(), Offline: true, Review: ReviewOptions{Disabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func componentNamed(t *testing.T, r *Result, name string) Component {
+	t.Helper()
+	for _, c := range r.Components {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no component %s among %+v (problems %+v)", name, r.Components, r.Problems)
+	return Component{}
+}
+
+func hasFact(c Component, field, origin string) bool {
+	for _, f := range c.Facts {
+		if f.Field == field && strings.Contains(f.Origin, origin) {
+			return true
+		}
+	}
+	return false
+}
+
+func problemFor(r *Result, module, text string) bool {
+	for _, p := range r.Problems {
+		if p.Module == module && strings.Contains(p.Message, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestVersionClues reads the release of Debian's libz from the file itself
+// the three ways the registry knows, each checked against another tool:
+// its real file name (the link target), its version string (dpkg-query's
+// upstream version) and its highest ZLIB_ symbol version (objdump -T).
+func TestVersionClues(t *testing.T) {
+	real, err := filepath.EvalSymlinks("/usr/lib/x86_64-linux-gnu/libz.so.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := registryFor("/usr/lib/x86_64-linux-gnu/libz.so.1")
+	if e == nil || e.name != "zlib" {
+		t.Fatalf("registry entry for libz.so.1: %+v", e)
+	}
+	up := dpkgUpstream(t, "zlib1g")
+	if v, where := e.version.releaseFromFile(real, real); v != up || !strings.HasPrefix(where, "file name") {
+		t.Errorf("file name %s: %q from %q; want %s", real, v, where, up)
+	}
+	// A copy without the release in its name: the version string says it.
+	cp := filepath.Join(t.TempDir(), "libz.so.1")
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, where := e.version.releaseFromFile(cp, cp); v != up || !strings.HasPrefix(where, "version string") {
+		t.Errorf("version string: %q from %q; want %s", v, where, up)
+	}
+	out, err := exec.Command("objdump", "-T", real).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for _, m := range regexp.MustCompile(`ZLIB_([0-9.]+)`).FindAllStringSubmatch(string(out), -1) {
+		if want == "" || compareReleases(m[1], want) > 0 {
+			want = m[1]
+		}
+	}
+	f := openELF(t, cp)
+	if v, name := highestSymbolVersion(f, e.version.symbols); v != want || name != "ZLIB_"+want {
+		t.Errorf("symbol versions: %q (%s); objdump -T says ZLIB_%s", v, name, want)
+	}
+}
+
+// TestDebianUpstreamVersions: epochs, Debian revisions, repack suffixes,
+// "really" and git snapshots, as bookworm's packages spell them.
+func TestDebianUpstreamVersions(t *testing.T) {
+	for in, want := range map[string]string{
+		"1:1.2.13.dfsg-1":               "1.2.13",
+		"1.13.1+dfsg-4":                 "1.13.1",
+		"1:1.24.2-1+deb12u1":            "1.24.2",
+		"3.11.2-6+deb12u6":              "3.11.2",
+		"7.88.1-10+deb12u14":            "7.88.1",
+		"2.36-9+deb12u14":               "2.36",
+		"12.2.0-14+deb12u1":             "12.2.0",
+		"9.1.0+ds1-2":                   "9.1.0",
+		"3.0~dfsg2-1":                   "3.0",
+		"2.4+really2.3-1":               "2.3",
+		"1.5.0really1.4.3-2":            "1.4.3",
+		"0.0~git20220216.ae108ef-1":     "ae108ef",
+		"0.0~git20220513.bb1473a-2+b1":  "bb1473a",
+		"20220623.1-1":                  "20220623.1",
+		"5.4.1-1":                       "5.4.1",
+		"1.1.1w-0+deb11u1":              "1.1.1w",
+		"3.21.12-3":                     "3.21.12",
+		"2.9.14+dfsg-1.3~deb12u1":       "2.9.14",
+		"4.6.0+dfsg-12":                 "4.6.0",
+		"1:6.2.41133.60200-crdnnh.04~1": "6.2.41133.60200",
+	} {
+		if got := debianUpstream(in); got != want {
+			t.Errorf("debianUpstream(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRegistryConventions: the registry knows at least 40 upstreams, each
+// with a repository, a default branch and tags for a release; the tag
+// conventions of the issue's examples.
+func TestRegistryConventions(t *testing.T) {
+	if len(commonUpstreams) < 40 {
+		t.Errorf("%d common upstreams, want at least 40", len(commonUpstreams))
+	}
+	for _, e := range allRegistry {
+		if e.repo == nil || e.repo("1.2.3") == "" || e.revisions == nil || len(e.revisions("1.2.3")) == 0 {
+			t.Errorf("%s: no repository or tags", e.name)
+		}
+	}
+	for _, e := range commonUpstreams {
+		if e.branch == "" {
+			t.Errorf("%s: no default branch", e.name)
+		}
+	}
+	for _, tc := range []struct {
+		name, module, version string
+		tags                  []string
+	}{
+		{"zlib", "/usr/lib/libz.so.1.2.12", "1.2.12", []string{"v1.2.12", "1.2.12"}},
+		{"curl", "/usr/lib/x86_64-linux-gnu/libcurl.so.4.8.0", "7.88.1", []string{"curl-7_88_1"}},
+		{"expat", "/lib/x86_64-linux-gnu/libexpat.so.1", "2.5.0", []string{"R_2_5_0"}},
+		{"openssl", "/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "3.0.11", []string{"openssl-3.0.11"}},
+		{"openssl", "/usr/lib/libssl.so.1.1", "1.1.1w", []string{"OpenSSL_1_1_1w"}},
+		{"glibc", "/usr/lib/x86_64-linux-gnu/libc.so.6", "2.36", []string{"glibc-2.36"}},
+		{"gcc", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", "12.2.0", []string{"releases/gcc-12.2.0"}},
+		{"cpython", "/usr/bin/python3.11", "3.11.2", []string{"v3.11.2", "3.11.2"}},
+		{"protobuf", "/usr/lib/x86_64-linux-gnu/libprotobuf.so.32.0.12", "3.21.12", []string{"v21.12", "v3.21.12"}},
+		{"llvm", "/usr/lib/llvm-14/lib/libLLVM-14.so.1", "14.0.6", []string{"llvmorg-14.0.6"}},
+		{"hdf5", "/usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5_serial.so.103", "1.10.8", []string{"hdf5-1_10_8", "hdf5_1.10.8"}},
+		{"xnnpack", "/usr/lib/x86_64-linux-gnu/libXNNPACK.so.0", "ae108ef", []string{"ae108ef"}},
+		{"pytorch", "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13", "1.13.1", []string{"v1.13.1", "1.13.1"}},
+	} {
+		e := registryFor(tc.module)
+		if e == nil || e.name != tc.name {
+			t.Errorf("%s: entry %+v, want %s", tc.module, e, tc.name)
+			continue
+		}
+		if got := e.revisions(tc.version); !reflect.DeepEqual(got, tc.tags) {
+			t.Errorf("%s %s: tags %v, want %v", tc.name, tc.version, got, tc.tags)
+		}
+	}
+	// Debian source packages name the same entries.
+	for src, name := range map[string]string{"zlib": "zlib", "python3.11": "cpython", "gcc-12": "gcc", "pytorch": "pytorch", "numpy": "numpy", "glibc": "glibc"} {
+		if e := registryFor("", src); e == nil || e.name != name {
+			t.Errorf("source package %s: %+v, want %s", src, e, name)
+		}
+	}
+}
+
+func openELF(t *testing.T, path string) *elf.File {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestRuleBareReleaseFallsBack: a rule naming the release without the
+// tag's "v" ("1.0" for the tag v1.0) resolves through the tag conventions.
+func TestRuleBareReleaseFallsBack(t *testing.T) {
+	f := getFixture(t)
+	cfg, err := ParseConfig([]byte(`{"components": [{"module": "crashy$", "name": "crashy", "repo": "` + f.httpURL + `crashy.git", "revision": "1.0"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := f.resolve(t, Options{Config: cfg, Review: ReviewOptions{Disabled: true}})
+	c := componentNamed(t, res, "crashy")
+	if c.Revision != "v1.0" || c.Commit != f.rev["v1.0"] || c.Origin != "config" {
+		t.Errorf("component %+v; want v1.0 (%s) from the rule", c, f.rev["v1.0"])
+	}
+	for _, p := range res.Problems {
+		t.Errorf("problem: %+v", p)
+	}
+}

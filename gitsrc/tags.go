@@ -1,0 +1,99 @@
+package gitsrc
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A tagStyle turns an upstream release version ("1.2.12") into the tags
+// (or branches) that release may be cut as, most likely first.
+type tagStyle func(version string) []string
+
+// vTags is "v1.2.3", then "1.2.3" (zlib, CPython, numpy, pytorch…).
+func vTags(v string) []string { return []string{"v" + v, v} }
+
+// plainTags is "1.2.3", then "v1.2.3" (fmt, abseil, opencv…).
+func plainTags(v string) []string { return []string{v, "v" + v} }
+
+// prefixTags is PREFIX+"1.2.3" (glibc-2.36, llvmorg-14.0.6, n5.1.6…).
+func prefixTags(prefix string) tagStyle {
+	return func(v string) []string { return []string{prefix + v} }
+}
+
+// underscoreTags is PREFIX with the version's dots as underscores
+// (curl-7_88_1, R_2_5_0, hdf5-1_10_8, OpenSSL_1_1_1w).
+func underscoreTags(prefix string) tagStyle {
+	return func(v string) []string { return []string{prefix + strings.ReplaceAll(v, ".", "_")} }
+}
+
+// anyTags joins styles, dropping repeats.
+func anyTags(styles ...tagStyle) tagStyle {
+	return func(v string) []string {
+		var out []string
+		for _, s := range styles {
+			for _, t := range s(v) {
+				out = appendUnique(out, t)
+			}
+		}
+		return out
+	}
+}
+
+// genericTags are the conventions tried for a repository the registry does
+// not know (a rule's bare version, a package's upstream URL): v1.2.3,
+// 1.2.3 and NAME-1.2.3.
+func genericTags(name string) tagStyle {
+	styles := []tagStyle{vTags}
+	if name != "" {
+		styles = append(styles, prefixTags(name+"-"))
+	}
+	return anyTags(styles...)
+}
+
+var (
+	// debianSnapshotRE is a Debian version of a git snapshot:
+	// 0.0~git20220216.ae108ef (the commit is the last element).
+	debianSnapshotRE = regexp.MustCompile(`[~+.]git\.?[0-9]{8}\.([0-9a-f]{7,40})$`)
+	// repackRE is a repack suffix: 1.2.13.dfsg, 1.13.1+dfsg, 2.1+ds1, 3.0~dfsg2.
+	repackRE = regexp.MustCompile(`[.+~](dfsg|ds|repack|debian)[0-9]*$`)
+	// releaseVersionRE is what a release version looks like after cleaning.
+	releaseVersionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*([a-z][0-9a-z]*)?$`)
+)
+
+// debianUpstream is the upstream part of a Debian package version: epoch
+// and Debian revision dropped ("1:1.2.13.dfsg-1" → "1.2.13"), repack
+// suffixes dropped (".dfsg", "+dfsg", "+ds", "~dfsg"), the version after
+// "really" kept ("2.4+really2.3" → "2.3"). A git snapshot
+// ("0.0~git20220216.ae108ef") gives its commit as the version.
+func debianUpstream(v string) string {
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		v = v[i+1:]
+	}
+	if i := strings.LastIndexByte(v, '-'); i > 0 {
+		v = v[:i]
+	}
+	if i := strings.LastIndex(v, "really"); i >= 0 {
+		v = v[i+len("really"):]
+	}
+	if m := debianSnapshotRE.FindStringSubmatch(v); m != nil {
+		return m[1]
+	}
+	for {
+		loc := repackRE.FindStringIndex(v)
+		if loc == nil {
+			break
+		}
+		v = v[:loc[0]]
+	}
+	// Whatever Debian appended after a "+" (+deb12u1, +b1, +cuda12.4) is not upstream's.
+	if i := strings.IndexByte(v, '+'); i > 0 {
+		v = v[:i]
+	}
+	return strings.TrimSuffix(v, ".")
+}
+
+// looksLikeRelease reports whether v is a plain release version that tag
+// conventions apply to (not a branch or commit).
+func looksLikeRelease(v string) bool {
+	return releaseVersionRE.MatchString(v) && !fullHashRE.MatchString(v)
+}
