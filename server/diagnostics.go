@@ -59,7 +59,7 @@ func (v *view) threadDiagnostics(out map[uri.URI][]protocol.Diagnostic) {
 			if i == v.culprit {
 				d.Severity = protocol.DiagnosticSeverityError
 				d.Range = v.lineRange(v.sites[i])
-				msg = crashSummary(v)
+				msg = culpritMessage(v)
 			}
 		}
 		if len(idx) > 1 {
@@ -136,7 +136,20 @@ func (v *view) related(self lineKey) []protocol.DiagnosticRelatedInformation {
 	return out
 }
 
-// crashSummary is the culprit diagnostic's message: "SIGSEGV: NULL pointer
+// culpritMessage is the Error diagnostic's message: what happened first
+// (the classification's summary: "Assertion `x > 0` failed in …",
+// "Stack overflow: unbounded recursion …"), then the signal's detail on a
+// line of its own (crashSummary), as hover, the CLI and the debug adapter
+// tell it.
+func culpritMessage(v *view) string {
+	detail := crashSummary(v)
+	if cl := v.crash.Classification; cl != nil && cl.Summary != "" && cl.Summary != detail {
+		return cl.Summary + "\n" + detail
+	}
+	return detail
+}
+
+// crashSummary is the culprit's one-line summary: "SIGSEGV: NULL pointer
 // read at 0x8 in value_of — thread 4711, frame #0" for a crash by a signal;
 // for one without (a GPU fault, a Python exception, a hang) the
 // classification's summary, when there is one.

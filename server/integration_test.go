@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/server"
 )
 
@@ -34,7 +35,17 @@ func TestNullInline(t *testing.T) {
 		}
 	}
 	culprit := byLine[15]
-	want := fmt.Sprintf("SIGSEGV: NULL pointer read at 0x8 in value_of — thread %d, frame #0", thread)
+	// What happened first (the classification's summary, as hover, the CLI
+	// and the debug adapter say it), then the signal's detail.
+	crash, err := analysis.Open(e.Path("cores/null_inline.core.gz"), analysis.Options{Exe: e.Path("bin/null_inline"), Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if crash.Classification == nil || !strings.HasPrefix(crash.Classification.Summary, "NULL pointer dereference in value_of") {
+		t.Fatalf("classification %+v", crash.Classification)
+	}
+	signal := fmt.Sprintf("SIGSEGV: NULL pointer read at 0x8 in value_of — thread %d, frame #0", thread)
+	want := crash.Classification.Summary + "\n" + signal
 	if culprit.Severity != protocol.DiagnosticSeverityError || message(culprit) != want {
 		t.Errorf("line 16: %v %q, want Error %q", culprit.Severity, message(culprit), want)
 	}
@@ -179,7 +190,7 @@ func TestNullInline(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, err := os.ReadFile(rep["path"])
-	if err != nil || !strings.Contains(string(text), "# "+want) || !strings.Contains(string(text), "| **#0** | `value_of` (inlined) ← culprit | null_inline.cpp:16 |") {
+	if err != nil || !strings.Contains(string(text), "# "+signal) || !strings.Contains(string(text), "| **#0** | `value_of` (inlined) ← culprit | null_inline.cpp:16 |") {
 		t.Errorf("report %s: %v\n%s", rep["path"], err, text)
 	}
 	e.Await("report shown", func(c *fakeClient) bool {

@@ -56,8 +56,10 @@ func TestPythonFrames(t *testing.T) {
 		line := int(d.Range.Start.Line) + 1
 		switch line {
 		case lines[0]:
-			want := fmt.Sprintf("SIGSEGV in decode_header — thread %d, frame #1", sum.Thread)
-			if d.Severity != protocol.DiagnosticSeverityError || message(d) != want {
+			// The classification's summary, then the signal's detail.
+			want := fmt.Sprintf("\nSIGSEGV in decode_header — thread %d, frame #1", sum.Thread)
+			if d.Severity != protocol.DiagnosticSeverityError || !strings.HasPrefix(message(d), "SIGSEGV (segmentation fault) in native code called from decode_header") ||
+				!strings.HasSuffix(message(d), want) {
 				t.Errorf("line %d: %v %q, want Error %q", line, d.Severity, message(d), want)
 			}
 		case lines[1], lines[2]:

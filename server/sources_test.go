@@ -108,7 +108,7 @@ func TestFetchSources(t *testing.T) {
 		}
 	}
 	if culprit == nil || int(culprit.Range.Start.Line)+1 != line ||
-		!strings.HasPrefix(message(*culprit), "SIGSEGV: NULL pointer read at 0x") ||
+		!strings.Contains(message(*culprit), "\nSIGSEGV: NULL pointer read at 0x") ||
 		!strings.HasSuffix(message(*culprit), fmt.Sprintf("in parse_record — thread %d, frame #0", sum.Thread)) {
 		t.Fatalf("culprit diagnostic %+v; want an Error on line %d", culprit, line)
 	}
