@@ -42,6 +42,14 @@ type DataSymbols interface {
 	DataSymbols(addrs []uint64) []string
 }
 
+// Mappings is implemented by a Process that knows the crashed process's
+// address map (a core's program headers and NT_FILE).
+type Mappings interface {
+	// MappingAt describes the mapping holding addr; false when nothing is
+	// mapped there.
+	MappingAt(addr uint64) (model.Mapping, bool)
+}
+
 // Classify fills c.Classification from the model and, when p is not nil,
 // the process's memory. It never fails: what it cannot tell it leaves as
 // kind "unknown" with the evidence it has.
@@ -94,6 +102,18 @@ func (a *analyzer) run() *model.Classification {
 // evidence appends one line of evidence.
 func (a *analyzer) evidence(format string, args ...any) {
 	a.cls.Evidence = append(a.cls.Evidence, sprintf(format, args...))
+}
+
+// mappingAt describes the mapping holding addr: mapped is false when
+// nothing is mapped there, known false when the input has no address map
+// (a log).
+func (a *analyzer) mappingAt(addr uint64) (m model.Mapping, mapped, known bool) {
+	mp, ok := a.p.(Mappings)
+	if !ok || a.p == nil {
+		return model.Mapping{}, false, false
+	}
+	m, mapped = mp.MappingAt(addr)
+	return m, mapped, true
 }
 
 // readUint64 reads a little-endian word of process memory.

@@ -29,6 +29,8 @@ type fault struct {
 	ea       uint64   // the operand's effective address
 	hasEA    bool
 	access   string
+	size     int    // bytes the memory operand accesses, 0 when unknown
+	op       string // the mnemonic, Intel spelling ("MOVAPD")
 	bytes    []byte
 	sent     bool   // sent by a process (si_code <= 0: kill, tgkill, sigqueue), not raised by the CPU
 	addrFrom string // where addr came from: "si_addr" or "cr2"
@@ -40,6 +42,9 @@ type fault struct {
 	// originUnknown: a handler re-raised a signal whose signal frame says
 	// neither which CPU exception raised it nor who sent it.
 	originUnknown bool
+	// unexplained: a handler re-raised the signal and returned, and what
+	// it caught could not be recovered.
+	unexplained bool
 }
 
 // Signal numbers (asm-generic/signal.h) and si_code values (siginfo.h).
@@ -52,6 +57,9 @@ const (
 	sigKILL = 9
 	sigSEGV = 11
 	sigSTOP = 19
+	sigXCPU = 24
+	sigXFSZ = 25
+	sigSYS  = 31
 )
 
 // readFault gathers the fatal signal, registers and faulting instruction.
@@ -102,10 +110,26 @@ func (a *analyzer) readFault() *fault {
 				f.bytes = append(f.bytes, byte(v))
 			}
 		}
+		if d, err := disasm.DecodeX86_64(f.bytes, f.pc, f.regs, nil); err == nil && len(f.bytes) > 0 && a.x86() {
+			f.size, f.op = d.MemBytes, d.Op
+		}
 	} else if f.regs != nil {
 		f.pc = f.regs["rip"]
 	}
+	if a.handlerReturned(f) {
+		a.cls.Reraised = true
+		if g := a.returnedFault(f); g != nil {
+			return g
+		}
+		f.unexplained = true
+	}
 	return f
+}
+
+// x86 reports whether the crash is of an x86-64 process (or of an input
+// that does not say: a log).
+func (a *analyzer) x86() bool {
+	return a.c.Dump.Arch == "" || a.c.Dump.Arch == "x86_64"
 }
 
 // nestedFault follows handlers that caught a signal the process raised
@@ -171,26 +195,59 @@ func (a *analyzer) sigframeFault() *fault {
 	if uc == 0 {
 		return nil
 	}
+	f, fr := a.readSigframe(uc)
+	if f == nil {
+		return nil
+	}
+	f.frame = a.start
+	if f.sent {
+		a.evidence("a handler caught %s%s and %s: frames #0-#%d are the handler; the kernel's signal frame "+
+			"at %#x records no CPU exception for it (trap %d%s): it was sent, not raised by an instruction",
+			f.name, parenthesized(f.code), a.reraiseVerb(f), k-1, uc, fr.trapno, siginfoNote(fr.info))
+		return f
+	}
+	a.decodeFaulting(f)
+	a.evidence("a handler caught %s (%s) and %s: frames #0-#%d are the handler; the kernel's signal frame "+
+		"at %#x holds the original fault (trap %d, error code %#x, cr2 %#x) and registers (rip=%#x)", f.name, f.code, a.reraiseVerb(f), k-1, uc, fr.trapno, fr.errCode, fr.cr2, f.pc)
+	return f
+}
+
+// sigframe is what the kernel's signal frame says of the exception.
+type sigframe struct {
+	trapno, errCode, cr2 uint64
+	info                 siginfoCopy
+}
+
+// readSigframe reads the fault recorded by the signal frame whose struct
+// ucontext is at uc: the signal, how it was raised or who sent it, and
+// the interrupted registers.
+func (a *analyzer) readSigframe(uc uint64) (*fault, sigframe) {
 	// struct sigcontext's err, trapno and cr2 say which exception the CPU
 	// raised and where; the kernel fills them for every handler, while the
 	// siginfo copy exists only for SA_SIGINFO handlers.
-	errCode, ok1 := a.readUint64(uc + ucMcontext + scErr)
-	trapno, ok2 := a.readUint64(uc + ucMcontext + scTrapno)
-	cr2, ok3 := a.readUint64(uc + ucMcontext + scCR2)
+	var fr sigframe
+	var ok1, ok2, ok3 bool
+	fr.errCode, ok1 = a.readUint64(uc + ucMcontext + scErr)
+	fr.trapno, ok2 = a.readUint64(uc + ucMcontext + scTrapno)
+	fr.cr2, ok3 = a.readUint64(uc + ucMcontext + scCR2)
 	if !ok1 || !ok2 || !ok3 {
-		return nil
+		return nil, fr
 	}
-	f := &fault{frame: a.start, regs: map[string]uint64{}}
-	info := a.handlerSiginfo(uc)
+	f := &fault{regs: map[string]uint64{}}
+	fr.info = a.handlerSiginfo(uc)
+	info := fr.info
 	switch {
 	case info.ok && info.code <= 0:
 		// Sent by a process: trapno is stale or 0, not this signal's.
 		f.signo, f.code, f.sent = info.signo, model.SignalCodeName(info.signo, info.code), true
 		f.sender, f.senderUID, f.hasSender, f.hasUID = info.pid, info.uid, true, true
-	case trapConsistent(trapno, a.c.Signal.Number, info):
-		f.fromTrap(trapno, errCode, cr2)
+	case trapConsistent(fr.trapno, a.c.Signal.Number, info):
+		f.fromTrap(fr.trapno, fr.errCode, fr.cr2)
 	case info.ok:
 		f.signo, f.code = info.signo, model.SignalCodeName(info.signo, info.code)
+		if model.SignalHasAddress(info.signo, info.code) {
+			f.addr, f.hasAddr, f.addrFrom = info.addr, true, "the handler's si_addr"
+		}
 	default:
 		// trapno 0 with no siginfo copy (a handler without SA_SIGINFO,
 		// faulthandler's) on a signal other than SIGFPE: no CPU exception
@@ -201,21 +258,12 @@ func (a *analyzer) sigframeFault() *fault {
 	for i, r := range mcontextRegs {
 		v, ok := a.readUint64(uc + ucMcontext + uint64(8*i))
 		if !ok {
-			return nil
+			return nil, fr
 		}
 		f.regs[r] = v
 	}
 	f.pc = f.regs["rip"]
-	if f.sent {
-		a.evidence("a handler caught %s%s and %s: frames #0-#%d are the handler; the kernel's signal frame "+
-			"at %#x records no CPU exception for it (trap %d%s): it was sent, not raised by an instruction",
-			f.name, parenthesized(f.code), a.reraiseVerb(f), k-1, uc, trapno, siginfoNote(info))
-		return f
-	}
-	a.decodeFaulting(f)
-	a.evidence("a handler caught %s (%s) and %s: frames #0-#%d are the handler; the kernel's signal frame "+
-		"at %#x holds the original fault (trap %d, error code %#x, cr2 %#x) and registers (rip=%#x)", f.name, f.code, a.reraiseVerb(f), k-1, uc, trapno, errCode, cr2, f.pc)
-	return f
+	return f, fr
 }
 
 // fromTrap sets the signal and code the kernel raises for x86 exception
@@ -271,7 +319,8 @@ type siginfoCopy struct {
 	signo    int
 	code     int32
 	pid, uid int
-	ok       bool // the copy is there: its si_signo is the signal the core records
+	addr     uint64 // si_addr, for a fault (code > 0)
+	ok       bool   // the copy is there: its si_signo is the signal the core records
 }
 
 // siginfo offsets (x86-64): si_signo, si_errno, si_code, then the union,
@@ -294,7 +343,8 @@ func (a *analyzer) handlerSiginfo(uc uint64) siginfoCopy {
 	if !ok1 || !ok2 || !ok3 || !ok4 || !a.handlerCaught(int(signo)) || c < -7 || c > 0x80 {
 		return siginfoCopy{}
 	}
-	return siginfoCopy{signo: int(signo), code: c, pid: int(int32(pid)), uid: int(uid), ok: true}
+	addr, _ := a.readUint64(uc + ucSize + siPidOffset)
+	return siginfoCopy{signo: int(signo), code: c, pid: int(int32(pid)), uid: int(uid), addr: addr, ok: true}
 }
 
 // handlerCaught reports whether a handler that ended the process with the
@@ -340,6 +390,7 @@ func (a *analyzer) decodeFaulting(f *fault) {
 	if n, _ := a.p.ReadMemory(f.pc, code16); n > 0 {
 		if d, err := disasm.DecodeX86_64(code16[:n], f.pc, f.regs, nil); err == nil {
 			f.text, f.mem, f.access, f.memRegs, f.bytes = d.Text, d.Mem, d.Access, d.Registers, d.Bytes
+			f.size, f.op = d.MemBytes, d.Op
 			f.ea, f.hasEA = d.EffectiveAddress, d.HasAddress
 		}
 	}

@@ -175,8 +175,14 @@ func (a *analyzer) culprit() int {
 		// compiled at run time: no caller is more to blame.
 		return a.start
 	}
+	from := a.start
+	if a.fetchFault() && from+1 < len(a.frames) {
+		// A call to an address with no code: the frame there is no
+		// function, and its caller made the bad call.
+		from++
+	}
 	unnamed := false
-	for i := a.start; i < len(a.frames); i++ {
+	for i := from; i < len(a.frames); i++ {
 		f := a.frames[i]
 		if unnamed && f.Trust == model.TrustScan && a.hostCore() {
 			// Past code no module names (JIT-compiled code), a frame only
@@ -189,7 +195,7 @@ func (a *analyzer) culprit() int {
 		}
 		unnamed = unnamed || (f.Function == "" && !f.Signal)
 	}
-	for i := a.start; i < len(a.frames); i++ {
+	for i := from; i < len(a.frames); i++ {
 		if !isRuntime(a.frames[i]) {
 			return i
 		}
@@ -228,7 +234,11 @@ func (a *analyzer) hostCore() bool {
 // templates included: where the program's code (or a library it compiled
 // in) did the fatal thing. -1 if none.
 func (a *analyzer) crashPoint() int {
-	for i := a.start; i < len(a.frames); i++ {
+	from := a.start
+	if a.fetchFault() {
+		from++ // no code at the pc: the caller is where the crash is
+	}
+	for i := from; i < len(a.frames); i++ {
 		if !isRuntime(a.frames[i]) {
 			return i
 		}

@@ -20,6 +20,13 @@ func (a *analyzer) classifyKind() {
 		}
 		return
 	}
+	if a.policySignal(f) {
+		return
+	}
+	if f.unexplained {
+		a.unexplainedReturn(f)
+		return
+	}
 	if f.sent && !a.sentByItself(f) {
 		a.killed(f)
 		return
@@ -114,13 +121,15 @@ func (a *analyzer) instructionEvidence(f *fault) {
 	a.evidence("%s", s)
 	for _, r := range f.memRegs {
 		if v, ok := f.regs[r]; ok && r != "rip" {
-			a.evidence("%%%s = %#x%s", r, v, describeValue(v))
+			a.evidence("%%%s = %#x%s", r, v, describeValue(v, f.size))
 		}
 	}
 }
 
-// describeValue annotates a register value: NULL, poison, alignment.
-func describeValue(v uint64) string {
+// describeValue annotates a register value: NULL, poison, and alignment
+// for a pointer that an access of size bytes (0: unknown) used; a byte
+// access says nothing of a pointer's alignment.
+func describeValue(v uint64, size int) string {
 	switch {
 	case v == 0:
 		return " (NULL)"
@@ -132,107 +141,10 @@ func describeValue(v uint64) string {
 	if p, ok := matchPoison(v); ok {
 		return " (" + p.what + ")"
 	}
-	if v%8 != 0 {
+	if v%8 != 0 && size != 1 && size != 2 && size != 4 {
 		return fmt.Sprintf(" (not 8-byte aligned: %#x mod 8 = %d)", v, v%8)
 	}
 	return ""
-}
-
-func (a *analyzer) segv(f *fault) {
-	a.instructionEvidence(f)
-	addr, hasAddr := f.addr, f.hasAddr && f.code != "SI_KERNEL"
-	if !hasAddr && f.hasEA {
-		addr, hasAddr = f.ea, true
-		if f.code == "SI_KERNEL" {
-			a.evidence("si_code SI_KERNEL with si_addr 0: a general-protection fault, whose address the kernel does not "+
-				"report; the instruction's effective address is %#x", f.ea)
-		}
-	} else if hasAddr {
-		a.evidence("fault address (%s) %#x, %s", orDefault(f.addrFrom, "si_addr"), addr, f.code)
-	}
-	base, baseVal, hasBase := f.memBase()
-	callee := f.hasAddr && f.addr == f.pc && f.pc != 0
-
-	// A poison fill in the address or in the pointer register.
-	for _, v := range []struct {
-		what string
-		val  uint64
-		ok   bool
-	}{{"the fault address", addr, hasAddr}, {"%" + base, baseVal, hasBase}} {
-		if !v.ok || v.val < nullLimit {
-			continue
-		}
-		if p, ok := matchPoison(v.val); ok {
-			a.evidence("%s %#x is %s", v.what, v.val, p.what)
-			if p.freed {
-				a.cls.Kind = model.KindUseAfterFree
-				a.cls.Summary = fmt.Sprintf("Use after free: %s reads a pointer from memory that was already freed (%s holds a freed-memory pattern); find who frees the object and who still holds it.", a.where(), v.what)
-			} else {
-				a.cls.Kind = model.KindWildPointer
-				a.cls.Summary = fmt.Sprintf("Wild pointer: %s used a pointer made of %s; find where it was overwritten or never initialised.", a.where(), p.what)
-			}
-			return
-		}
-	}
-	switch {
-	case hasAddr && addr < nullLimit:
-		a.cls.Kind = model.KindNullDeref
-		if callee {
-			a.evidence("the program jumped to address %#x: a call through a NULL function pointer", addr)
-			a.cls.Summary = fmt.Sprintf("NULL function pointer: %s called through a function pointer that is NULL.", a.where())
-			return
-		}
-		if hasBase && baseVal == 0 && addr == 0 {
-			a.evidence("%%%s is NULL and %s is 0x0: the NULL pointer itself was dereferenced", base, addrWord(f))
-		} else if hasBase && baseVal == 0 {
-			a.evidence("%%%s is NULL and %s is %#x: the NULL pointer plus the field offset %#x", base, addrWord(f), addr, addr)
-		} else {
-			a.evidence("%#x lies in the unmapped first 64 KiB: a NULL pointer plus an offset", addr)
-		}
-		a.cls.Summary = fmt.Sprintf("NULL pointer dereference in %s: %s", a.where(), a.nullDetail(f, base, hasBase && baseVal == 0, addr))
-		return
-	case a.stackOverflow(f, addr, hasAddr):
-		return
-	case hasAddr && !canonical(addr):
-		a.cls.Kind = model.KindWildPointer
-		a.evidence("%#x is non-canonical (bits 63-47 differ): no x86-64 pointer can hold it, so it is garbage or a poison value", addr)
-		a.cls.Summary = fmt.Sprintf("Wild pointer: %s dereferenced the non-canonical address %#x, a corrupted or poisoned pointer.", a.where(), addr)
-		return
-	}
-	a.cls.Kind = model.KindWildPointer
-	switch {
-	case hasBase && baseVal%8 != 0 && strings.Contains(f.text, "%r") && len(f.text) > 0:
-		a.evidence("%%%s = %#x is not 8-byte aligned: a pointer loaded from corrupted memory", base, baseVal)
-		a.cls.Summary = fmt.Sprintf("Wild pointer: %s followed the misaligned pointer %#x; the structure it came from is corrupted (a data race or use after free).", a.where(), baseVal)
-	case f.code == "SEGV_ACCERR":
-		a.evidence("%#x is mapped but not with the access the instruction needs (%s on a read-only or non-executable page)", addr, orDefault(f.access, "access"))
-		a.cls.Summary = fmt.Sprintf("Invalid access: %s %s %#x, which is mapped without that permission (writing a string literal or const data, or executing data).", a.where(), orDefault(f.access, "accessed"), addr)
-	default:
-		if hasAddr {
-			a.evidence("%#x is not mapped in the process (SEGV_MAPERR)", addr)
-		}
-		a.cls.Summary = fmt.Sprintf("Wild pointer: %s accessed the unmapped address %s; the pointer is corrupted, dangling or computed out of bounds.", a.where(), hexOrUnknown(addr, hasAddr))
-	}
-}
-
-func addrWord(f *fault) string {
-	if f.code == "SI_KERNEL" {
-		return "the effective address"
-	}
-	return "the fault address"
-}
-
-func (a *analyzer) nullDetail(f *fault, base string, baseNull bool, addr uint64) string {
-	s := ""
-	if baseNull {
-		s = fmt.Sprintf("the pointer in %%%s is NULL", base)
-		if addr != 0 {
-			s += fmt.Sprintf(" and the code reads the field at offset %#x", addr)
-		}
-	} else {
-		s = fmt.Sprintf("the access at %#x is a NULL pointer plus an offset", addr)
-	}
-	return s + "; check where that pointer is set and why it can be NULL here."
 }
 
 // stackOverflow reports a fault at the stack pointer's guard gap, or an

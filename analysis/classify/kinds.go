@@ -42,6 +42,17 @@ var Kinds = []Kind{
 		fixed("Compare the binary's -march with the machine's CPU flags (grep flags /proc/cpuinfo), or find why the code reached a trap.")},
 	{model.KindBusError, "SIGBUS: a misaligned access, a page past the end of a mapped file, a hardware memory error",
 		at("Check the memory %s accesses: a stack buffer overflow, a truncated mmap'd file, or a misaligned access.")},
+	{model.KindWriteReadonly, "a write to memory mapped read-only: a string literal, const data, code, or a page the program protected",
+		at("Find what %s writes: a string literal or const object must be copied into writable memory first (char buf[] = \"...\", strdup); a page the program protected (mprotect) must be made writable first.")},
+	{model.KindMisaligned, "an aligned SSE/AVX access (movaps, movdqa) of an address that is not a multiple of its width",
+		at("Align the data %s accesses to the vector's width (alignas, aligned_alloc, posix_memalign), or load it with an unaligned instruction (movups, _mm_loadu_*).")},
+	{model.KindForbiddenSyscall, "SIGSYS: the process's seccomp filter refused a system call (named in the evidence)",
+		fixed("Allow the system call in the seccomp filter (the container's or sandbox's profile, or the program's own filter), or avoid making it; `strace -f` lists the calls the program makes.")},
+	{model.KindResourceLimit, "SIGXCPU or SIGXFSZ: the process passed its CPU-time (ulimit -t) or file-size (ulimit -f) limit", resourceLimitSteps},
+	{model.KindPanic, "a language runtime's panic that nothing caught: Rust built with panic=abort (unwrap, an index out of bounds, panic!), an unrecovered Go panic",
+		at("Read the panic's message and fix the failing operation at %s: handle the error or the missing value instead of unwrapping it, check the index, or recover where the error can be handled.")},
+	{model.KindCFIViolation, "a control-flow-integrity check (clang -fsanitize=cfi) stopped an indirect call or cast to a function or object of the wrong type",
+		at("Check the pointer %s calls through or casts: its target's type does not match the call's (a cast between unrelated types, a stale or corrupted pointer); rebuild with -fno-sanitize-trap=cfi for the runtime's report.")},
 	{model.KindGPUIllegalAddress, "a GPU kernel accessed an address outside every allocation", gpuAddressSteps},
 	{model.KindGPUMisaligned, "a GPU kernel accessed memory with the wrong alignment",
 		at("Check the alignment of the pointer used at %s (a vector load/store of a pointer cast from a smaller type).")},
@@ -58,6 +69,14 @@ var Kinds = []Kind{
 		at("Check the index or length used at %s against the size of the object it accesses (the allocation site is in the evidence).")},
 	{model.KindMemoryError, "a sanitizer stopped the program on an invalid access whose report was not given",
 		fixed("Give AddressSanitizer's report (the program's stderr) with the core: `faultline analyze CORE asan.log` names the bug type and the allocation and free stacks.")},
+	{model.KindUndefinedBehavior, "UndefinedBehaviorSanitizer stopped the program on undefined behaviour (an overflow, a bad shift, a misaligned or NULL access)",
+		at("Fix the operation at %s that UndefinedBehaviorSanitizer names (the check is in the evidence); its report on stderr gives the operands.")},
+	{model.KindDataRace, "ThreadSanitizer stopped the program on a data race between two threads",
+		at("Protect the shared data %s accesses with a mutex, or make it atomic; ThreadSanitizer's report (stderr) gives the other thread's access and where the memory was allocated.")},
+	{model.KindUninitialized, "MemorySanitizer stopped the program on a use of an uninitialised value",
+		at("Initialise the value %s uses on every path; rebuild with -fsanitize-memory-track-origins=2 for where it was allocated.")},
+	{model.KindMemoryLeak, "LeakSanitizer found memory still allocated and unreachable when the program exited",
+		fixed("Read LeakSanitizer's report (the program's stderr): each leak's allocation stack names the allocation nobody frees.")},
 	{model.KindKilled, "the fatal signal was sent (kill, tgkill, sigqueue), not raised by a fault: the stacks are a snapshot",
 		fixed("Find what sent the signal (the sender's pid and uid are in the signal line: a timeout, watchdog, job scheduler or a user's kill), and read the stacks as a snapshot of where the process was, not as a crash site.")},
 	{model.KindUnknown, "none of the above: the signal and the stacks are given as they are", unknownSteps},
@@ -106,6 +125,14 @@ func gpuAddressSteps(c *model.Crash, where string) []string {
 		}
 	}
 	return []string{s + "; the block/thread indices above give the index's inputs."}
+}
+
+// resourceLimitSteps name the limit the signal says was passed.
+func resourceLimitSteps(c *model.Crash, where string) []string {
+	if c.Signal != nil && c.Signal.Number == sigXFSZ {
+		return []string{fmt.Sprintf("Check what %s writes: a file grew past the file-size limit (`ulimit -f`, RLIMIT_FSIZE); raise the limit or bound the output. The core itself is cut at the same limit.", where)}
+	}
+	return []string{fmt.Sprintf("Check the work %s was doing: the process used up its CPU-time limit (`ulimit -t`, RLIMIT_CPU, a batch system's time limit); raise the limit or find the loop that does not end.", where)}
 }
 
 // unknownSteps: a core cut short is the first thing to fix; otherwise

@@ -30,6 +30,9 @@ type Instruction struct {
 	Access string
 	// Registers are the (64-bit) registers the memory operand uses, e.g. ["rax"].
 	Registers []string
+	// MemBytes is the size of the memory access in bytes (16 for an SSE
+	// load), 0 when unknown or none.
+	MemBytes int
 }
 
 // SymbolLookup names the symbol at addr (for branch targets), as x86asm wants it.
@@ -60,6 +63,7 @@ func DecodeX86_64(code []byte, pc uint64, regs map[string]uint64, sym SymbolLook
 			break // computes an address, touches no memory
 		}
 		out.Mem = memString(m)
+		out.MemBytes = inst.MemBytes
 		out.Access = accessOf(inst, i)
 		out.EffectiveAddress, out.HasAddress, out.Registers = effectiveAddress(m, pc+uint64(inst.Len), regs)
 		break

@@ -39,6 +39,10 @@ type SigInfo struct {
 	// Pid and Uid are si_pid and si_uid of the sender, for signals sent by
 	// kill, tkill, tgkill or sigqueue (Code <= 0: SI_USER, SI_TKILL, ...).
 	Pid, Uid int32
+	// Syscall and Arch are si_syscall and si_arch of a SIGSYS a seccomp
+	// filter raised (Code SYS_SECCOMP); Addr is then si_call_addr.
+	Syscall int32
+	Arch    uint32
 }
 
 // FromUser reports whether the signal was sent by a process (kill, tgkill,
@@ -142,6 +146,7 @@ const (
 	sigBUS  = 7
 	sigFPE  = 8
 	sigSEGV = 11
+	sigSYS  = 31
 )
 
 func (c *Core) decodeSiginfo(n rawNote) *SigInfo {
@@ -160,6 +165,11 @@ func (c *Core) decodeSiginfo(n rawNote) *SigInfo {
 	switch s.Signo {
 	case sigSEGV, sigBUS, sigILL, sigFPE, sigTRAP:
 		s.Addr = r.U64()
+	case sigSYS:
+		// struct { void *_call_addr; int _syscall; unsigned int _arch; } _sigsys
+		s.Addr = r.U64()
+		s.Syscall = r.I32()
+		s.Arch = r.U32()
 	}
 	return s
 }

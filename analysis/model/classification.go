@@ -12,18 +12,47 @@ const (
 	KindDivideByZero       = "divide-by-zero"
 	KindIllegalInstruction = "illegal-instruction"
 	KindBusError           = "bus-error"
-	KindGPUIllegalAddress  = "gpu-illegal-address"
-	KindGPUMisaligned      = "gpu-misaligned-address"
-	KindGPUAssert          = "gpu-assert"
-	KindGPUHang            = "gpu-hang"
-	KindHang               = "hang"
-	KindDeadlock           = "deadlock"
+	// KindWriteReadonly: a write to memory mapped read-only (a string
+	// literal, const data, code, RELRO, a page the program protected).
+	KindWriteReadonly = "write-to-readonly"
+	// KindMisaligned: an aligned SSE/AVX access (movaps, movdqa) of an
+	// address that is not a multiple of its size.
+	KindMisaligned = "misaligned-access"
+	// KindForbiddenSyscall: SIGSYS from a seccomp filter that refused a
+	// system call.
+	KindForbiddenSyscall = "forbidden-syscall"
+	// KindResourceLimit: SIGXCPU or SIGXFSZ, the CPU-time or file-size
+	// limit passed.
+	KindResourceLimit = "resource-limit"
+	// KindPanic: a language runtime's panic that nothing recovered (Rust
+	// built with panic=abort, Go).
+	KindPanic = "panic"
+	// KindCFIViolation: a control-flow-integrity check (clang
+	// -fsanitize=cfi) trapped an indirect call or cast.
+	KindCFIViolation = "cfi-violation"
+
+	KindGPUIllegalAddress = "gpu-illegal-address"
+	KindGPUMisaligned     = "gpu-misaligned-address"
+	KindGPUAssert         = "gpu-assert"
+	KindGPUHang           = "gpu-hang"
+	KindHang              = "hang"
+	KindDeadlock          = "deadlock"
 	// KindBufferOverflow: an access past the bounds of a heap, stack or
 	// global object, as a sanitizer reports it.
 	KindBufferOverflow = "buffer-overflow"
 	// KindMemoryError: a sanitizer stopped the program on an invalid
 	// access whose type its report (not given) would say.
 	KindMemoryError = "memory-error"
+	// KindUndefinedBehavior: UndefinedBehaviorSanitizer stopped the
+	// program on undefined behaviour (overflow, a bad shift, ...).
+	KindUndefinedBehavior = "undefined-behavior"
+	// KindDataRace: ThreadSanitizer stopped the program on a data race.
+	KindDataRace = "data-race"
+	// KindUninitialized: MemorySanitizer stopped the program on a use of
+	// an uninitialised value.
+	KindUninitialized = "uninitialized-value"
+	// KindMemoryLeak: LeakSanitizer found leaks at exit.
+	KindMemoryLeak = "memory-leak"
 	// KindKilled: the fatal signal was sent (kill, tgkill, sigqueue), not
 	// raised by a CPU fault: the stacks show where the process was.
 	KindKilled  = "killed"

@@ -60,6 +60,9 @@ type Signal struct {
 	// SenderUID is the sender's real uid (si_uid), for signals sent by
 	// kill/tgkill/sigqueue; nil when the signal was not sent.
 	SenderUID *int `json:"senderUid,omitempty"`
+	// Syscall is the system call a seccomp filter refused, for SIGSYS
+	// with si_code SYS_SECCOMP.
+	Syscall *Syscall `json:"syscall,omitempty"`
 }
 
 // Thread is one thread (LWP) of the process.

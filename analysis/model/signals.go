@@ -44,6 +44,10 @@ func SignalDescription(n int) string {
 		return "Broken pipe"
 	case 15:
 		return "Terminated"
+	case 24:
+		return "CPU time limit exceeded"
+	case 25:
+		return "File size limit exceeded"
 	case 31:
 		return "Bad system call"
 	}
@@ -64,7 +68,8 @@ var faultCodes = map[int]map[int32]string{
 		6: "FPE_FLTRES", 7: "FPE_FLTINV", 8: "FPE_FLTSUB", 14: "FPE_FLTUNK", 15: "FPE_CONDTRAP"},
 	4: {1: "ILL_ILLOPC", 2: "ILL_ILLOPN", 3: "ILL_ILLADR", 4: "ILL_ILLTRP", 5: "ILL_PRVOPC",
 		6: "ILL_PRVREG", 7: "ILL_COPROC", 8: "ILL_BADSTK", 9: "ILL_BADIADDR"},
-	5: {1: "TRAP_BRKPT", 2: "TRAP_TRACE", 3: "TRAP_BRANCH", 4: "TRAP_HWBKPT", 5: "TRAP_UNK"},
+	5:  {1: "TRAP_BRKPT", 2: "TRAP_TRACE", 3: "TRAP_BRANCH", 4: "TRAP_HWBKPT", 5: "TRAP_UNK"},
+	31: {1: "SYS_SECCOMP", 2: "SYS_USER_DISPATCH"},
 }
 
 // SignalCodeName names si_code for signal signo, e.g. "SEGV_MAPERR".
@@ -101,4 +106,43 @@ func SignalNumber(name string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Syscall is the system call a seccomp filter refused (SIGSYS with
+// si_code SYS_SECCOMP: si_syscall, si_arch, si_call_addr).
+type Syscall struct {
+	Number int `json:"number"`
+	// Name is the call's name for Arch ("getppid"), "" when unknown.
+	Name string `json:"name,omitempty"`
+	// Arch is the calling convention it was made with ("x86_64", "i386",
+	// "aarch64"), from the AUDIT_ARCH_* value in si_arch.
+	Arch string `json:"arch,omitempty"`
+	// CallAddress is the address of the instruction after the syscall.
+	CallAddress string `json:"callAddress,omitempty"`
+}
+
+// AUDIT_ARCH_* values (linux/audit.h).
+const (
+	auditArchX86_64  = 0xc000003e
+	auditArchI386    = 0x40000003
+	auditArchAARCH64 = 0xc00000b7
+)
+
+// NewSyscall names system call nr of the AUDIT_ARCH_* architecture arch.
+func NewSyscall(nr int, arch uint32) *Syscall {
+	s := &Syscall{Number: nr}
+	switch arch {
+	case auditArchX86_64:
+		s.Arch, s.Name = "x86_64", syscallsX86_64[nr]
+		if nr&0x40000000 != 0 { // __X32_SYSCALL_BIT
+			s.Arch, s.Name = "x32", syscallsX86_64[nr&^0x40000000]
+		}
+	case auditArchI386:
+		s.Arch, s.Name = "i386", syscallsI386[nr]
+	case auditArchAARCH64:
+		s.Arch = "aarch64"
+	default:
+		s.Arch = fmt.Sprintf("audit arch %#x", arch)
+	}
+	return s
 }

@@ -85,6 +85,10 @@ func (p *Process) signal() *model.Signal {
 		if model.SignalHasAddress(int(si.Signo), si.Code) || (si.Signo == 11 && si.Code == 0x80) {
 			s.Address = hexAddr(si.Addr)
 		}
+		if si.Signo == 31 && si.Code == 1 { // SIGSYS, SYS_SECCOMP
+			s.Syscall = model.NewSyscall(int(si.Syscall), si.Arch)
+			s.Syscall.CallAddress = hexAddr(si.Addr)
+		}
 		if si.Code <= 0 {
 			s.Sender = int(si.Pid)
 			uid := int(si.Uid)

@@ -42,3 +42,12 @@ func buildOnce(t *testing.T, key, compiler string, sources []string, flags ...st
 	built.bins[key] = b
 	return b
 }
+
+// cachedBuild builds testdata/programs sources with the command (its
+// "$OUT" the output, sources named as they are in testdata/programs) once
+// per content, kept in the test cache between runs
+// (crashlab.BuildCached).
+func cachedBuild(t *testing.T, name string, sources []string, command ...string) string {
+	t.Helper()
+	return crashlab.BuildCached(t, crashlab.Recipe{Name: name, Command: command, Sources: sources, Dir: programs})
+}

@@ -200,6 +200,21 @@ func contextLine(cls *model.Classification) string {
 	return "runtime"
 }
 
+// handlerOnStack reports whether the crashing thread's stack has a signal
+// handler's frame ("<signal handler called>").
+func handlerOnStack(c *model.Crash) bool {
+	t := c.Thread(c.CrashingThreadID)
+	if t == nil {
+		return false
+	}
+	for _, f := range t.Frames {
+		if f.Signal || f.Function == model.SignalFrameName {
+			return true
+		}
+	}
+	return false
+}
+
 func reraisedNote(cls *model.Classification) string {
 	if cls.Reraised {
 		return " (the signal was caught by a handler and re-raised)"
@@ -317,7 +332,11 @@ func instruction(p *printer, c *model.Crash) {
 	}
 	p.f("```\n\n")
 	if cls := c.Classification; cls != nil && cls.Reraised && cls.Kind != model.KindKilled {
-		p.f("This is the re-raise inside the handler; the original faulting instruction and its registers are in the evidence below.\n\n")
+		if handlerOnStack(c) {
+			p.f("This is the re-raise inside the handler; the original faulting instruction and its registers are in the evidence below.\n\n")
+		} else {
+			p.f("This is the faulting instruction: the handler that caught the fault re-raised the signal and returned to it.\n\n")
+		}
 	}
 }
 
@@ -368,8 +387,11 @@ func rootCause(p *printer, c *model.Crash) {
 	case model.ContextModuleLoad:
 		p.f("The crash happens while a shared library is loaded and its constructors run.\n\n")
 	}
-	if cls.Reraised {
+	switch {
+	case cls.Reraised && handlerOnStack(c):
 		p.f("A signal handler caught the original fault and re-raised it; the frames above `<signal handler called>` are the handler, and the culprit lies past them.\n\n")
+	case cls.Reraised:
+		p.f("A signal handler caught the original signal, raised it again and returned (as the crash handlers of libgfortran, Open MPI and R do); the signal was delivered again where the process was, so the stack shows no handler, and the core records the signal as sent by the process itself. What the handler caught is in the evidence.\n\n")
 	}
 	for _, f := range cls.Findings {
 		p.f("**%s:** %s\n\n", f.Kind, f.Summary)

@@ -1,7 +1,9 @@
 // sleeper: waits to be signalled. With an argument it first installs a
 // handler for the fatal signals that re-raises them the way crash handlers
 // do: "siginfo" as LLVM's (SA_SIGINFO), "plain" as CPython's faulthandler
-// (no SA_SIGINFO: the kernel leaves no siginfo copy on the signal frame).
+// (no SA_SIGINFO: the kernel leaves no siginfo copy on the signal frame),
+// "return" as Open MPI's and R's (SA_SIGINFO; it raises the signal, which
+// stays pending while the handler runs, and returns).
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,12 +22,22 @@ static void info_handler(int sig, siginfo_t *info, void *uc) {
 	reraise(sig);
 }
 
+static void returning_handler(int sig, siginfo_t *info, void *uc) {
+	(void)info;
+	(void)uc;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void install(const char *mode) {
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT};
 	for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
-		if (strcmp(mode, "siginfo") == 0) {
+		if (strcmp(mode, "return") == 0) {
+			sa.sa_sigaction = returning_handler;
+			sa.sa_flags = SA_SIGINFO;
+		} else if (strcmp(mode, "siginfo") == 0) {
 			sa.sa_sigaction = info_handler;
 			sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 		} else {
