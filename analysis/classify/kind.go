@@ -360,13 +360,6 @@ func orDefault(s, d string) string {
 	return s
 }
 
-func hexOrUnknown(v uint64, ok bool) string {
-	if !ok {
-		return "(unknown)"
-	}
-	return fmt.Sprintf("%#x", v)
-}
-
 func (a *analyzer) defaultSummary() string {
 	if a.f != nil {
 		return fmt.Sprintf("%s in %s.", a.f.name, a.where())
