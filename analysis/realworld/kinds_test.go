@@ -34,7 +34,7 @@ func TestKindCulpritSummary(t *testing.T) {
 		"nullfn": {kind: model.KindNullDeref, culprit: "dispatch", gdb: true,
 			summary: []string{"Call through a NULL function pointer in dispatch (kinds.c:", "jumped to address 0x0"}},
 		"dlclose": {mode: []string{plug}, kind: model.KindWildPointer, culprit: "run_plugin", gdb: true,
-			summary: []string{"Call into code that is no longer mapped, from run_plugin (kinds.c:", "dlclose()"},
+			summary:  []string{"Call into code that is no longer mapped, from run_plugin (kinds.c:", "dlclose()"},
 			evidence: "no mapping of the core holds"},
 		"rodata": {kind: model.KindWriteReadonly, culprit: "shout",
 			summary: []string{"Write to read-only memory (.rodata) in shout (kinds.c:", "string literal"}},
