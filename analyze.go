@@ -121,16 +121,7 @@ func (a *analyzeRun) run(pos []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(set)
 	case "text":
-		for _, c := range crashes {
-			if err := report.Text(stdout, c); err != nil {
-				return err
-			}
-		}
-		// As the markdown and JSON reports do: the dumps that did not open.
-		for _, f := range failed {
-			fmt.Fprintf(stdout, "could not open %s: %s\n", f.Dump, f.Error)
-		}
-		return nil
+		return report.TextSet(stdout, set)
 	}
 	return report.MarkdownSet(stdout, set)
 }

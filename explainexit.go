@@ -63,17 +63,22 @@ func explainExit(args []string, stdout io.Writer) error {
 	if err != nil || code < 0 || code > 255 {
 		return usageError{fmt.Errorf("%q is not an exit code (0-255)", args[0])}
 	}
+	explainStatus(stdout, code, true)
+	return nil
+}
+
+// explainStatus explains exit status code; coreHint adds where a core dump
+// the signal may have left is found (faultline run, which found it, says
+// where it is instead).
+func explainStatus(stdout io.Writer, code int, coreHint bool) {
 	w := func(format string, a ...any) { fmt.Fprintf(stdout, format, a...) }
 	switch {
 	case code == 0:
 		w("exit 0: success.\n")
-		return nil
 	case code == 126:
 		w("exit 126: the command was found but could not be executed (not executable, or a bad interpreter line).\n")
-		return nil
 	case code == 127:
 		w("exit 127: command not found (check PATH, or a missing shared library's loader error above it).\n")
-		return nil
 	case code > 128 && code-128 < 65:
 		sig := code - 128
 		w("exit %d = 128 + %d: the process was killed by signal %d, %s (%s).\n", code, sig, sig,
@@ -86,6 +91,9 @@ func explainExit(args []string, stdout io.Writer) error {
 		}
 		switch sig {
 		case 4, 5, 6, 7, 8, 11:
+			if !coreHint {
+				break
+			}
 			w("It may have left a core dump: see `cat /proc/sys/kernel/core_pattern` (and `coredumpctl list` with systemd-coredump; `ulimit -c unlimited` first), then run `faultline analyze CORE`.\n")
 		case 9:
 			oomCheck(w)
@@ -98,7 +106,6 @@ func explainExit(args []string, stdout io.Writer) error {
 			w("By convention 1 is a general error and 2 a usage error.\n")
 		}
 	}
-	return nil
 }
 
 // oomCheck looks for the OOM killer: the kernel log ("Out of memory:

@@ -96,7 +96,10 @@ func (h *hangRun) run(pos []string, stdout, stderr io.Writer) error {
 	}
 	var md bytes.Buffer
 	if report.Markdown(&md, c, "") == nil && keep {
-		os.WriteFile(filepath.Join(bundle, "report.md"), md.Bytes(), 0o644)
+		path := filepath.Join(bundle, "report.md")
+		if err := os.WriteFile(path, md.Bytes(), 0o644); err == nil && format != "markdown" {
+			fmt.Fprintf(stderr, "faultline hang: the full report (locks, evidence, next steps) is in %s\n", path)
+		}
 	}
 	switch {
 	case h.summary:

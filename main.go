@@ -89,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "faultline: unknown command %q\n\n%s", name, usage())
+		fmt.Fprintf(stderr, "faultline: unknown command %q\nRun 'faultline help' for usage.\n", name)
 		return 2
 	}
 	return c.main(args[1:], stdout, stderr)
@@ -158,10 +158,10 @@ func (c *command) main(args []string, stdout, stderr io.Writer) int {
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
+		// As cmd/go: the error, the one usage line, where the rest is.
 		fmt.Fprintf(stderr, "faultline %s: %v\n", c.name, err)
 		if !c.ownArgs { // those name their own help
-			fmt.Fprintln(stderr)
-			c.printUsage(stderr, fs)
+			fmt.Fprintf(stderr, "%s\nRun 'faultline %s --help' for details.\n", c.usageLine(), c.name)
 		}
 		return 2
 	}
@@ -200,7 +200,7 @@ func (c *command) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 // printUsage prints `faultline NAME --help`: the usage line, what the
 // command does, its flags and examples.
 func (c *command) printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: faultline %s %s\n\n", c.name, c.args)
+	fmt.Fprintf(w, "%s\n\n", c.usageLine())
 	if c.long != "" {
 		fmt.Fprintf(w, "%s\n", strings.TrimSpace(c.long))
 	} else {
@@ -222,6 +222,11 @@ func (c *command) printUsage(w io.Writer, fs *flag.FlagSet) {
 	}
 }
 
+// usageLine is "usage: faultline NAME ARGS".
+func (c *command) usageLine() string {
+	return strings.TrimSpace("usage: faultline " + c.name + " " + c.args)
+}
+
 // usageError is a command line the command cannot run: exit status 2,
-// with the command's usage.
+// with the command's usage line.
 type usageError struct{ error }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -109,18 +110,47 @@ func printSingleRun(w io.Writer, r capture.Result, session string) error {
 		return nil
 	}
 	fmt.Fprintf(w, "\n== faultline run: the job failed: %s\n", r.ExitText())
-	explainExit([]string{strconv.Itoa(r.Exit)}, w)
+	// The core, when there is one, is analyzed below: no advice to look for it.
+	explainStatus(w, r.Exit, r.Core == "")
 	fmt.Fprintf(w, "Peak RSS: %s. Ran %.1fs.\n", capture.KiB(r.PeakRSS), r.Seconds)
 	fmt.Fprintf(w, "Core: %s\n", r.CoreNote)
 	if len(r.GPUCores) > 0 {
 		fmt.Fprintf(w, "GPU core dumps: %s\n", strings.Join(r.GPUCores, ", "))
 	}
-	fmt.Fprintf(w, "Bundle: %s (run.txt, stdout.log, stderr.log, report.md, crash.json; inventory.txt next to it)\n\n", r.Bundle)
+	fmt.Fprintf(w, "Bundle: %s (%s; inventory.txt next to it)\n\n", r.Bundle, strings.Join(bundleFiles(r.Bundle), ", "))
 	if r.Crash != nil {
 		return report.Markdown(w, r.Crash, "")
 	}
 	fmt.Fprintln(w, r.Summary)
 	return nil
+}
+
+// bundleFiles lists what a bundle holds, as written: the run's record and
+// logs first, then the dumps, then the reports.
+func bundleFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return []string{"unreadable: " + err.Error()}
+	}
+	rank := func(name string) int {
+		for i, first := range []string{"run.txt", "stdout.log", "stderr.log", "core", "report.md", "crash.json"} {
+			if name == first || first == "core" && strings.HasPrefix(name, "core") {
+				return i
+			}
+		}
+		return 3 // other dumps (GPU cores) with the cores
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.SliceStable(names, func(i, j int) bool {
+		if ri, rj := rank(names[i]), rank(names[j]); ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	return names
 }
 
 // printRepeat prints the failure rate and the signature groups of repeated runs.

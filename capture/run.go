@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -234,15 +235,18 @@ func raiseCoreLimit() string {
 // analyzeRun opens the run's core (else its stderr, which holds
 // faulthandler's output or a traceback) and writes report.md and crash.json.
 func analyzeRun(r *Result, bundle string) {
-	dump := r.Core
-	if dump == "" {
-		dump = filepath.Join(bundle, "stderr.log")
-	}
-	c, err := analysis.Open(dump, analysis.Options{})
-	if err != nil && dump == r.Core {
-		c, err = analysis.Open(filepath.Join(bundle, "stderr.log"), analysis.Options{})
-	}
 	r.Signature = r.ExitText()
+	stderrLog := filepath.Join(bundle, "stderr.log")
+	var c *analysis.Crash
+	err := errNoCrashReport
+	if r.Core != "" {
+		c, err = analysis.Open(r.Core, analysis.Options{})
+	}
+	if st, serr := os.Stat(stderrLog); err != nil && serr == nil && st.Size() > 0 {
+		// faulthandler's output or a traceback, when the core is not there
+		// or not readable.
+		c, err = analysis.Open(stderrLog, analysis.Options{})
+	}
 	if err != nil {
 		r.Summary = "nothing to analyze: " + err.Error()
 		return
@@ -265,6 +269,10 @@ func analyzeRun(r *Result, bundle string) {
 		}
 	}
 }
+
+// errNoCrashReport is a failed run that left neither a core nor anything
+// on stderr to read a crash from.
+var errNoCrashReport = errors.New("no core, and the job wrote nothing to stderr (no faulthandler output, traceback or sanitizer report)")
 
 // ExitText is "SIGSEGV" or "exit 3".
 func (r Result) ExitText() string {

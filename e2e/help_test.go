@@ -14,11 +14,11 @@ import (
 // for a test in package directory PKG that builds and runs the binary
 // itself (the debug adapter's DebugClient conformance test).
 var e2eTests = map[string]string{
-	"analyze":      "TestAnalyzeCore, TestAnalyzeStrippedGzipDebugDir, TestAnalyzeManyCores, TestAnalyzeLog, TestGPULines",
+	"analyze":      "TestAnalyzeCore, TestAnalyzeStrippedGzipDebugDir, TestAnalyzeManyCores, TestAnalyzeTextManyGroups, TestAnalyzeLog, TestGPULines",
 	"sources":      "TestSources",
 	"gpu-lines":    "TestGPULines, TestGPULogREADME",
-	"run":          "TestRunTrainREADME, TestRunFlakyREADME",
-	"hang":         "TestHang",
+	"run":          "TestRunTrainREADME, TestRunFlakyREADME, TestRunSaysWhatItKept",
+	"hang":         "TestHang, TestHangSaysDeadlock",
 	"explain-exit": "TestExplainExit",
 	"demo":         "TestDemo",
 	"serve":        "TestServe",

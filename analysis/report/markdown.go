@@ -197,7 +197,7 @@ func contextLine(cls *model.Classification) string {
 	case model.ContextSignalHandler:
 		return "signal handler (the crash happened inside a handler)"
 	}
-	return "runtime"
+	return "runtime (while the program ran: not loading a library, exiting or in a signal handler)"
 }
 
 // handlerOnStack reports whether the crashing thread's stack has a signal

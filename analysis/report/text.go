@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/faultline-dev/faultline/analysis/classify"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
@@ -56,6 +57,15 @@ func Text(w io.Writer, c *model.Crash) error {
 	}
 	if c.GPU != nil {
 		gpuText(p, c.GPU)
+	}
+	if cls := c.Classification; cls != nil {
+		p.f("kind:      %s%s\n", cls.Kind, reraisedNote(cls))
+		if c.GPU == nil {
+			p.f("context:   %s\n", contextLine(cls))
+		}
+		if cls.Summary != "" {
+			p.f("verdict:   %s\n", cls.Summary)
+		}
 	}
 	p.f("threads:   %d\n\n", len(c.Threads))
 
@@ -213,4 +223,56 @@ func (p *printer) f(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = io.WriteString(p.w, escapeControls(fmt.Sprintf(format, args...)))
 	}
+}
+
+// TextSet writes the terminal report of several dumps: the determinism
+// verdict and the signature groups (as MarkdownSet gives them), then each
+// group's first crash as Text prints it.
+func TextSet(w io.Writer, s *classify.Set) error {
+	p := &printer{w: w}
+	p.f("faultline: %d dumps\n", len(s.Crashes))
+	p.f("determinism: %s — %s\n", s.Determinism, s.Verdict)
+	if len(s.Programs) > 0 {
+		p.f("programs:  %s\n", strings.Join(s.Programs, ", "))
+	}
+	p.f("\n")
+	for i, g := range s.Groups {
+		sig := g.Signature
+		if g.Program != "" {
+			sig = g.Program + ": " + sig
+		}
+		p.f("group %d: %d × %s  [%s]", i+1, len(g.Dumps), sig, g.Kind)
+		if g.Culprit != "" {
+			p.f(" in %s", g.Culprit)
+		}
+		p.f("\n  dumps: %s\n", abbreviate(baseNames(g.Dumps), 12))
+	}
+	for _, f := range s.Findings {
+		p.f("%s: %s\n", f.Kind, f.Summary)
+	}
+	for _, f := range s.Failed {
+		p.f("could not open %s: %s\n", f.Dump, f.Error)
+	}
+	for i, g := range s.Groups {
+		if p.err != nil {
+			break
+		}
+		which := "its one dump"
+		if len(g.Dumps) > 1 {
+			which = fmt.Sprintf("the first of its %d dumps", len(g.Dumps))
+		}
+		p.f("\n== group %d of %d: %s (%s)\n", i+1, len(s.Groups), g.Signature, which)
+		p.err = Text(w, g.Crashes[0])
+	}
+	return p.err
+}
+
+// baseNames are the paths' file names, sorted.
+func baseNames(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, d := range paths {
+		out[i] = filepath.Base(d)
+	}
+	sort.Strings(out)
+	return out
 }
