@@ -58,15 +58,7 @@ func Text(w io.Writer, c *model.Crash) error {
 	if c.GPU != nil {
 		gpuText(p, c.GPU)
 	}
-	if cls := c.Classification; cls != nil {
-		p.f("kind:      %s%s\n", cls.Kind, reraisedNote(cls))
-		if c.GPU == nil {
-			p.f("context:   %s\n", contextLine(cls))
-		}
-		if cls.Summary != "" {
-			p.f("verdict:   %s\n", cls.Summary)
-		}
-	}
+	verdictText(p, c)
 	p.f("threads:   %d\n\n", len(c.Threads))
 
 	for _, g := range GroupThreads(c) {
@@ -102,6 +94,21 @@ func Text(w io.Writer, c *model.Crash) error {
 		}
 	}
 	return p.err
+}
+
+// verdictText writes the classification: kind, context and the summary.
+func verdictText(p *printer, c *model.Crash) {
+	cls := c.Classification
+	if cls == nil {
+		return
+	}
+	p.f("kind:      %s%s\n", cls.Kind, reraisedNote(cls))
+	if c.GPU == nil {
+		p.f("context:   %s\n", contextLine(cls))
+	}
+	if cls.Summary != "" {
+		p.f("verdict:   %s\n", cls.Summary)
+	}
 }
 
 // FrameLine formats one frame like gdb's bt: "#3  0x... in f at file.c:12".
