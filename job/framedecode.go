@@ -64,8 +64,17 @@ func (f *FrameRef) setField(key []byte, val jsontext.Value) error {
 	if kind != '"' {
 		return fmt.Errorf("frame %s is a JSON %v, not a string", key, kind)
 	}
-	*dst = names.intern(unquoted(val))
+	*dst = names.intern(clipBytes(unquoted(val)))
 	return nil
+}
+
+// clipBytes caps a name read back from a rank file at maxNameBytes, as
+// Summarize caps the names it writes.
+func clipBytes(b []byte) []byte {
+	if len(b) <= maxNameBytes {
+		return b
+	}
+	return append(b[:maxNameBytes:maxNameBytes], "…"...)
 }
 
 // unquoted returns a JSON string's contents: a sub-slice when it has no

@@ -174,6 +174,7 @@ func Decode(b []byte) (*Summary, error) {
 		if err := jsonv2.Unmarshal(b, s); err != nil {
 			return nil, jsonError(err)
 		}
+		s.bound()
 		return s, s.validate()
 	case model.Schema:
 		var c struct {

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,14 +9,6 @@ import (
 
 // maxTreeLines caps the call-prefix tree in the markdown report.
 const maxTreeLines = 300
-
-// JSON writes the report as indented JSON.
-func (r *Report) JSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
-}
 
 // Markdown writes the report for a person: odd ones out first, then every
 // class, the crash signatures, placement, the merged tree and problems.

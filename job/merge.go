@@ -160,7 +160,11 @@ func (m *Merger) Report() *Report {
 	m.rankless = nil
 	entries := m.entries
 	sort.Slice(entries, func(i, j int) bool { return entries[i].rank < entries[j].rank })
-	r := &Report{Ranks: m.n, Classes: m.finishClasses(), Tree: m.t.export(m.t.root), Problems: m.problems}
+	tree, cut := m.t.export()
+	if cut > 0 {
+		m.Problem(FileProblem{Message: fmt.Sprintf("call-prefix tree cut at %d nodes: %d left out", maxExportNodes, cut)})
+	}
+	r := &Report{Ranks: m.n, Classes: m.finishClasses(), Tree: tree, Problems: m.problems}
 	r.Missing = FormatRanks(missingRanks(entries, m.n))
 	r.OddOnesOut = oddOnesOut(r.Classes)
 	r.Signatures = signatureGroups(entries)

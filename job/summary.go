@@ -125,6 +125,37 @@ func Summarize(c *model.Crash, in Info) *Summary {
 	return s
 }
 
+// bound applies Summarize's caps to a summary read back from a file,
+// which may say anything: call paths of at most maxStackFrames (the
+// middle of a deeper one elided), strings of at most maxNameBytes, at most
+// maxProblems problems. The call-prefix tree is then at most
+// maxStackFrames+1 deep, and the report's size follows the caps.
+func (s *Summary) bound() {
+	for i := range s.Stacks {
+		st := &s.Stacks[i]
+		if n := len(st.Frames); n > maxStackFrames {
+			st.Elided = max(st.Elided, 0) + n - maxStackFrames
+			st.Frames = append(st.Frames[:keepInnermost:keepInnermost], st.Frames[n-(maxStackFrames-keepInnermost):]...)
+		}
+	}
+	for _, p := range []*string{&s.Dump.Path, &s.Dump.Format, &s.Dump.Executable, &s.Dump.Command,
+		&s.Job.Hostname, &s.Job.JobID, &s.Job.StepID, &s.Job.Source} {
+		*p = clip(*p)
+	}
+	if c := s.Crash; c != nil {
+		c.Kind, c.Signature, c.Summary, c.Message = clip(c.Kind), clip(c.Signature), clip(c.Summary), clip(c.Message)
+	}
+	if sig := s.Signal; sig != nil {
+		sig.Name, sig.Code, sig.Address = clip(sig.Name), clip(sig.Code), clip(sig.Address)
+	}
+	if len(s.Problems) > maxProblems {
+		s.Problems = append(s.Problems[:maxProblems], model.Problem{Message: "more problems left out of the summary"})
+	}
+	for i := range s.Problems {
+		s.Problems[i].Message, s.Problems[i].Module = clip(s.Problems[i].Message), clip(s.Problems[i].Module)
+	}
+}
+
 func frameRef(f model.Frame) FrameRef {
 	name := f.Function
 	if name == "" {

@@ -101,8 +101,21 @@ type TreeNode struct {
 	Children []*TreeNode `json:"children,omitempty"`
 }
 
-// export converts the tree below nd.
-func (t *tree) export(nd *node) *TreeNode {
+// maxExportNodes caps the call-prefix tree a report holds: a merge of
+// rank files whose paths share no prefix would otherwise give a node per
+// frame of every file, each with its function name.
+const maxExportNodes = 1 << 17
+
+// export converts the tree below the root, at most maxExportNodes nodes
+// in depth-first order; it returns how many nodes were left out.
+func (t *tree) export() (*TreeNode, int) {
+	budget := maxExportNodes
+	root := t.exportNode(t.root, &budget)
+	return root, len(t.nodes) - (maxExportNodes - budget)
+}
+
+func (t *tree) exportNode(nd *node, budget *int) *TreeNode {
+	*budget--
 	ranks := nd.ranks.ranks()
 	for i, r := range ranks {
 		ranks[i] = t.rankOf[r]
@@ -110,7 +123,10 @@ func (t *tree) export(nd *node) *TreeNode {
 	slices.Sort(ranks)
 	out := &TreeNode{Function: nd.name, Ranks: FormatRanks(ranks), Count: len(ranks), Threads: nd.threads}
 	for _, c := range nd.order {
-		out.Children = append(out.Children, t.export(c))
+		if *budget <= 0 {
+			break
+		}
+		out.Children = append(out.Children, t.exportNode(c, budget))
 	}
 	return out
 }
