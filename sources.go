@@ -160,6 +160,9 @@ func printSources(w io.Writer, r *gitsrc.Result) {
 	for _, u := range r.Upstream {
 		fmt.Fprintf(w, "\nUpstream %s since %s: %s (%s, lines %d-%d), %d commits walked on %s\n",
 			u.Component, u.Revision, u.Path, u.Function, u.FunctionStart, u.FunctionEnd, u.Walked, u.Branch)
+		if u.Unverified {
+			fmt.Fprintf(w, "  (unverified: the checkout of %s does not match the binary; see Problems)\n", u.Revision)
+		}
 		if len(u.Commits) == 0 {
 			fmt.Fprintln(w, "  no commits changed this file")
 		}
@@ -212,12 +215,26 @@ func printComponent(w io.Writer, c gitsrc.Component) {
 	if c.Branch != "" {
 		fmt.Fprintf(w, "      default branch %s\n", c.Branch)
 	}
+	if v := c.Verification; v != nil {
+		if v.Verified {
+			fmt.Fprintf(w, "      checkout verified against the binary: %d frame files%s\n", v.Files, md5Note(v.MD5))
+		} else {
+			fmt.Fprintf(w, "      checkout UNVERIFIED: %s\n", strings.Join(v.Mismatches, "; "))
+		}
+	}
 	if c.DebugInfo != "" {
 		fmt.Fprintf(w, "      %s\n", c.DebugInfo)
 	}
 	if c.Checkout != "" {
 		fmt.Fprintf(w, "      %s\n", c.Checkout)
 	}
+}
+
+func md5Note(n int) string {
+	if n == 0 {
+		return " (lines in range; no DWARF 5 MD5s to compare)"
+	}
+	return fmt.Sprintf(" (%d by DWARF 5 MD5)", n)
 }
 
 func shortCommit(h string) string {

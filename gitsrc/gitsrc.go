@@ -61,6 +61,9 @@ type Component struct {
 	// DebugInfo, when frames of the component's modules have no line
 	// information, says how many and the step that would map them.
 	DebugInfo string `json:"debugInfo,omitempty"`
+	// Verification says whether the checkout matched the binary (nil when
+	// nothing was checked out).
+	Verification *Verification `json:"verification,omitempty"`
 	// Sparse is set when only the directories that frames point into were
 	// written out (huge repositories).
 	Sparse bool `json:"sparse,omitempty"`
@@ -120,6 +123,10 @@ type FileReview struct {
 	// crashing revision.
 	Walked  int  `json:"walked"`
 	Bounded bool `json:"bounded,omitempty"`
+	// Unverified is set when the component's checkout did not match the
+	// binary (Component.Verification): the review starts from a revision
+	// that may not be what crashed.
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // ReviewCommit is one upstream commit that changed a reviewed file.

@@ -47,6 +47,7 @@ func Resolve(ctx context.Context, c *analysis.Crash, opt Options) (*Result, erro
 	if err := checkoutComponents(ctx, ca, comps, &opt, res); err != nil {
 		return nil, err
 	}
+	res.Problems = append(res.Problems, verifyComponents(c, comps, res.Frames, opt.Sysroot)...)
 	for _, comp := range comps {
 		res.Components = append(res.Components, comp.Component)
 	}
@@ -54,6 +55,7 @@ func Resolve(ctx context.Context, c *analysis.Crash, opt Options) (*Result, erro
 	if err := reviewAndFix(ctx, ca, c, comps, &opt, res); err != nil {
 		return nil, err
 	}
+	markUnverified(res)
 	return res, nil
 }
 
