@@ -112,6 +112,9 @@ func cmdCollect(args []string, stdout, stderr io.Writer) error {
 		return &UsageError{errors.New("--out DIR is required")}
 	}
 	opt.JobID = pos[0]
+	if err := ValidJobID(opt.JobID); err != nil {
+		return err
+	}
 	if opt.Faultline == "" {
 		if opt.Faultline, err = os.Executable(); err != nil {
 			return err
@@ -146,6 +149,9 @@ func cmdLocal(args []string, stdout, stderr io.Writer, snap Snapshotter) error {
 		return err
 	}
 	opt.JobID, opt.Snapshot, opt.Open = pos[0], snap, analysis.Options{Offline: *offline}
+	if err := ValidJobID(opt.JobID); err != nil {
+		return err
+	}
 	if *since != "" {
 		if opt.Since, err = time.Parse(time.RFC3339, *since); err != nil {
 			return &UsageError{fmt.Errorf("--since: %v", err)}

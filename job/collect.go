@@ -46,6 +46,9 @@ const maxSummaryLine = 4 * maxSummaryBytes
 // at once and the collection takes as long as the slowest node. Every
 // summary line the nodes print becomes one file per rank in OutDir.
 func Collect(ctx context.Context, opt CollectOptions) (*CollectResult, error) {
+	if err := ValidJobID(opt.JobID); err != nil {
+		return nil, err
+	}
 	info, err := showJob(ctx, opt)
 	if err != nil {
 		return nil, err
@@ -140,10 +143,28 @@ func readSummaries(r io.Reader, dir string, res *CollectResult) {
 	}
 }
 
+// writeFileAtomic writes path through a new temporary file in its
+// directory (O_EXCL, a random name: a file or symlink planted there is
+// never opened) renamed over path (rename replaces a symlink at path, it
+// does not follow it).
 func writeFileAtomic(path string, b []byte) error {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp") // hidden: skipped by MergeDir
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp") // hidden: skipped by MergeDir
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
