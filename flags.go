@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/analysis"
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
 	"github.com/faultline-dev/faultline/analysis/debuginfo/indexcache"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/input"
 	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/report"
@@ -56,7 +56,7 @@ func (o *openFlags) options() analysis.Options {
 	}
 	if o.indexCache != "" {
 		max, _ := indexcache.ParseSize(os.Getenv(indexcache.EnvMaxBytes))
-		debuginfo.SetIndexCache(indexcache.Resolve(o.indexCache, max))
+		object.SetIndexCache(indexcache.Resolve(o.indexCache, max))
 	}
 	return analysis.Options{Exe: o.exe, Sysroot: o.sysroot, DebugDirs: o.debugDirs, SearchDirs: o.solibDir,
 		Offline: o.offline, DebuginfodURLs: o.debuginfod, DebuginfodCache: o.debuginfodCache,

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/analysis"
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/internal/debuginfodtest"
 )
 
 func buildIDOf(t *testing.T, path string) string {
 	t.Helper()
-	o, err := debuginfo.OpenObject(path)
+	o, err := object.OpenObject(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +99,8 @@ func TestDebuginfodServer(t *testing.T) {
 	}
 	check("through debuginfod")
 
-	d := &debuginfo.Debuginfod{URLs: []string{s.URL}, CacheDir: cache}
-	path, err := d.Fetch(context.Background(), mustUnhex(t, helloID), debuginfo.KindSource, src)
+	d := &debugfile.Debuginfod{URLs: []string{s.URL}, CacheDir: cache}
+	path, err := d.Fetch(context.Background(), mustUnhex(t, helloID), debugfile.KindSource, src)
 	if err != nil {
 		t.Fatalf("source: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis"
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/logs"
 	"github.com/faultline-dev/faultline/internal/testgz"
 )
@@ -34,7 +34,7 @@ func checkLookupLibs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range m.Libraries {
-		o, err := debuginfo.OpenObject(l.Path)
+		o, err := object.OpenObject(l.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis"
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/internal/crashlab"
 	"github.com/faultline-dev/faultline/analysis/logs"
 	"github.com/faultline-dev/faultline/internal/testgz"
@@ -53,7 +53,7 @@ func loadCorpus(t testing.TB) []corpusCase {
 func checkSystemLibs(t *testing.T, c corpusCase) {
 	t.Helper()
 	for _, l := range c.SystemLibs {
-		o, err := debuginfo.OpenObject(l.Path)
+		o, err := object.OpenObject(l.Path)
 		if err != nil {
 			t.Fatalf("%s: %v", l.Path, err)
 		}

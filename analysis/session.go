@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/faultline-dev/faultline/analysis/classify"
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/variables"
 	"github.com/faultline-dev/faultline/analysis/disasm"
 	"github.com/faultline-dev/faultline/analysis/input"
 	"github.com/faultline-dev/faultline/analysis/native"
@@ -23,7 +23,7 @@ type ModulePool = native.Pool
 func NewModulePool() *ModulePool { return native.NewPool() }
 
 // Value is an argument or local variable of a frame (see debuginfo.Value).
-type Value = debuginfo.Value
+type Value = variables.Value
 
 // errNoMemory is the error of the Session methods that read process memory
 // when the dump is a log or a GPU core: it holds no host process memory.

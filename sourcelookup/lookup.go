@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
@@ -28,7 +28,7 @@ type Config struct {
 	CacheDir string
 	// Remote, when set, is gdb's last step: debuginfod's /source for the
 	// files of a crash no local step finds (see Resolver.Fetch).
-	Remote *debuginfo.Debuginfod
+	Remote *debugfile.Debuginfod
 }
 
 // Resolver maps frames to local files (see the package comment). It is safe
@@ -36,7 +36,7 @@ type Config struct {
 type Resolver struct {
 	rules  []mapRule // longest prefix first
 	roots  []string  // folders, then the cache directory
-	remote *debuginfo.Debuginfod
+	remote *debugfile.Debuginfod
 
 	mu      sync.Mutex
 	memo    map[memoKey]string

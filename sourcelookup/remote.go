@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
@@ -44,8 +44,8 @@ func fetchKeyOf(fr *model.Frame) fetchKey {
 // DebuginfodFromEnv is the debuginfod client of the environment
 // (DEBUGINFOD_URLS and elfutils' other variables; nil when none is set)
 // with one download capped at maxSourceSize, for Config.Remote.
-func DebuginfodFromEnv() *debuginfo.Debuginfod {
-	d := debuginfo.NewDebuginfodFromEnv()
+func DebuginfodFromEnv() *debugfile.Debuginfod {
+	d := debugfile.NewDebuginfodFromEnv()
 	if d != nil && (d.MaxSize <= 0 || d.MaxSize > maxSourceSize) {
 		d.MaxSize = maxSourceSize
 	}
@@ -90,7 +90,7 @@ func (r *Resolver) Fetch(ctx context.Context, crash *model.Crash, exe string) (i
 		wg.Add(1)
 		go func(key fetchKey, id []byte) {
 			defer func() { <-sem; wg.Done() }()
-			p, err := r.remote.Fetch(ctx, id, debuginfo.KindSource, key.path)
+			p, err := r.remote.Fetch(ctx, id, debugfile.KindSource, key.path)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -100,7 +100,7 @@ func (r *Resolver) Fetch(ctx context.Context, crash *model.Crash, exe string) (i
 				if fi, err := os.Stat(p); err == nil {
 					total += fi.Size()
 				}
-			case !errors.Is(err, debuginfo.ErrNotFound) && len(errs) < 4:
+			case !errors.Is(err, debugfile.ErrNotFound) && len(errs) < 4:
 				errs = append(errs, err)
 			}
 		}(key, id)

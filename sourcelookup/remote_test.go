@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
@@ -39,7 +39,7 @@ func TestFetch(t *testing.T) {
 	}))
 	defer srv.Close()
 	cache := t.TempDir()
-	r := New(Config{Remote: &debuginfo.Debuginfod{URLs: []string{srv.URL}, CacheDir: cache, CacheMiss: -1}})
+	r := New(Config{Remote: &debugfile.Debuginfod{URLs: []string{srv.URL}, CacheDir: cache, CacheMiss: -1}})
 	frames := []model.Frame{
 		{Module: "/bin/prog", File: "src/gone.c", CompDir: build},
 		{Module: "/bin/prog", File: "src/here.c", CompDir: build},
@@ -119,7 +119,7 @@ func TestFetchCap(t *testing.T) {
 	}
 	crash := &model.Crash{CrashingThreadID: 2, Modules: []model.Module{{Path: "/p", BuildID: "01"}},
 		Threads: []model.Thread{{ID: 1, Frames: other}, {ID: 2, Frames: crashing[:10]}}}
-	r := New(Config{Remote: &debuginfo.Debuginfod{URLs: []string{srv.URL}, CacheDir: t.TempDir(), CacheMiss: -1}})
+	r := New(Config{Remote: &debugfile.Debuginfod{URLs: []string{srv.URL}, CacheDir: t.TempDir(), CacheMiss: -1}})
 	if n, err := r.Fetch(context.Background(), crash, ""); n != 0 || err != nil {
 		t.Fatalf("Fetch = %d, %v", n, err)
 	}
@@ -150,7 +150,7 @@ func TestFetchByteBudget(t *testing.T) {
 	}
 	crash := &model.Crash{CrashingThreadID: 1, Modules: []model.Module{{Path: "/p", BuildID: "02"}},
 		Threads: []model.Thread{{ID: 1, Frames: frames}}}
-	r := New(Config{Remote: &debuginfo.Debuginfod{URLs: []string{srv.URL}, CacheDir: t.TempDir()}})
+	r := New(Config{Remote: &debugfile.Debuginfod{URLs: []string{srv.URL}, CacheDir: t.TempDir()}})
 	n, err := r.Fetch(context.Background(), crash, "")
 	if err != nil {
 		t.Fatal(err)

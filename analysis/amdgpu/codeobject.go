@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/symbolize"
 	"github.com/ianlancetaylor/demangle"
 )
 
@@ -55,8 +56,8 @@ type Location struct {
 type CodeObject struct {
 	Target string
 	Where  string
-	obj    *debuginfo.Object
-	syms   *debuginfo.Symbols
+	obj    *object.Object
+	syms   *symbolize.Symbols
 	funcs  []Function // sorted by address
 	data   []byte
 }
@@ -66,11 +67,11 @@ func Open(img Image) (*CodeObject, error) {
 	if !isCodeObject(img.Data) {
 		return nil, fmt.Errorf("%s: not an AMD GPU code object", img.Where)
 	}
-	obj, err := debuginfo.NewObjectFromBytes(img.Where, img.Data)
+	obj, err := object.NewObjectFromBytes(img.Where, img.Data)
 	if err != nil {
 		return nil, err
 	}
-	c := &CodeObject{Target: img.Target, Where: img.Where, obj: obj, syms: debuginfo.NewSymbols(obj, nil), data: img.Data}
+	c := &CodeObject{Target: img.Target, Where: img.Where, obj: obj, syms: symbolize.NewSymbols(obj, nil), data: img.Data}
 	c.funcs = readFunctions(obj.ELF())
 	return c, nil
 }

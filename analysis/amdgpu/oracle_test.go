@@ -47,9 +47,9 @@ type symbolizerFrame struct {
 	Line, Column int
 }
 
-// symbolize runs llvm-symbolizer --inlining over addrs, with linkage
+// llvmSymbolize runs llvm-symbolizer --inlining over addrs, with linkage
 // names, so that names compare after one demangling rule.
-func symbolize(t *testing.T, path string, addrs []uint64) [][]symbolizerFrame {
+func llvmSymbolize(t *testing.T, path string, addrs []uint64) [][]symbolizerFrame {
 	var in bytes.Buffer
 	for _, a := range addrs {
 		fmt.Fprintf(&in, "%#x\n", a)
@@ -91,7 +91,7 @@ func compareWithSymbolizer(t *testing.T, path string, c *CodeObject) (addrs, fra
 	if len(list) == 0 {
 		t.Fatalf("%s: no code", path)
 	}
-	want := symbolize(t, path, list)
+	want := llvmSymbolize(t, path, list)
 	mismatches := 0
 	for i, a := range list {
 		got := []Frame{}

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/symbolize"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
 	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/unwind"
@@ -164,7 +164,7 @@ type symbolizer struct {
 	p     *Process
 	cache map[uint64][]model.Frame
 
-	space     *debuginfo.AddressSpace // built on first use
+	space     *symbolize.AddressSpace // built on first use
 	tailCalls map[[2]uint64][]uint64  // by caller pc and callee pc
 }
 
@@ -246,9 +246,9 @@ func (s *symbolizer) appendTailCalls(out []model.Frame, callee, caller unwind.Fr
 
 // addressSpace is the process's modules for tail-call searches, the
 // executable first as in gdb's objfile list.
-func (s *symbolizer) addressSpace() *debuginfo.AddressSpace {
+func (s *symbolizer) addressSpace() *symbolize.AddressSpace {
 	if s.space == nil {
-		s.space = &debuginfo.AddressSpace{}
+		s.space = &symbolize.AddressSpace{}
 		mods := append([]*module(nil), s.p.modules...)
 		sort.SliceStable(mods, func(i, j int) bool { return mods[i].isExe && !mods[j].isExe })
 		for _, m := range mods {

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
@@ -18,15 +19,15 @@ const maxParallelFetches = 8
 
 // debuginfodClient is the client Options ask for: nil when offline or when
 // no server is configured.
-func (o *Options) debuginfodClient() *debuginfo.Debuginfod {
+func (o *Options) debuginfodClient() *debugfile.Debuginfod {
 	if o.Offline {
 		return nil
 	}
-	var d *debuginfo.Debuginfod
+	var d *debugfile.Debuginfod
 	if len(o.DebuginfodURLs) > 0 {
-		d = debuginfo.NewDebuginfod(o.DebuginfodURLs) // the environment's limits apply to --debuginfod too
+		d = debugfile.NewDebuginfod(o.DebuginfodURLs) // the environment's limits apply to --debuginfod too
 	} else {
-		d = debuginfo.NewDebuginfodFromEnv()
+		d = debugfile.NewDebuginfodFromEnv()
 	}
 	if d == nil {
 		return nil
@@ -92,12 +93,12 @@ func (p *Process) fetchMissing() {
 			defer func() { <-sem }()
 			r := &results[i]
 			if m.obj == nil {
-				r.exe, r.exeErr = d.Fetch(ctx, m.buildID, debuginfo.KindExecutable, "")
+				r.exe, r.exeErr = d.Fetch(ctx, m.buildID, debugfile.KindExecutable, "")
 				if r.exeErr != nil || !m.isExe {
 					return
 				}
 			}
-			r.dbg, r.dbgErr = d.Fetch(ctx, m.buildID, debuginfo.KindDebuginfo, "")
+			r.dbg, r.dbgErr = d.Fetch(ctx, m.buildID, debugfile.KindDebuginfo, "")
 		}()
 	}
 	wg.Wait()
@@ -109,7 +110,7 @@ func (p *Process) fetchMissing() {
 			if m.fromLinkMap {
 				m.setExtentFromFile(m.ld)
 			}
-		} else if r.exeErr != nil && !errors.Is(r.exeErr, debuginfo.ErrNotFound) {
+		} else if r.exeErr != nil && !errors.Is(r.exeErr, debugfile.ErrNotFound) {
 			m.notFound = append(m.notFound, r.exeErr.Error())
 		}
 		p.attachFetchedDebug(m, r.dbg, r.dbgErr)
@@ -123,8 +124,8 @@ func (p *Process) fetchMissing() {
 
 // fetchDebug fetches one module's debug file when a stack first reaches
 // it (module.init calls it through m.fetchDebug).
-func (p *Process) fetchDebug(d *debuginfo.Debuginfod, m *module) {
-	path, err := d.Fetch(context.Background(), m.buildID, debuginfo.KindDebuginfo, "")
+func (p *Process) fetchDebug(d *debugfile.Debuginfod, m *module) {
+	path, err := d.Fetch(context.Background(), m.buildID, debugfile.KindDebuginfo, "")
 	p.attachFetchedDebug(m, path, err)
 }
 
@@ -132,20 +133,20 @@ func (p *Process) fetchDebug(d *debuginfo.Debuginfod, m *module) {
 // there is none.
 func (p *Process) attachFetchedDebug(m *module, path string, err error) {
 	if path != "" && m.obj != nil && m.dbg == nil {
-		if o, oerr := debuginfo.OpenObject(path); oerr != nil {
+		if o, oerr := object.OpenObject(path); oerr != nil {
 			p.problem(m.path, "cannot read debug file %s from debuginfod: %v", path, oerr)
 		} else {
 			m.dbg = o
 		}
 	}
-	if err != nil && !errors.Is(err, debuginfo.ErrNotFound) {
+	if err != nil && !errors.Is(err, debugfile.ErrNotFound) {
 		m.fetchErr = err
 	}
 }
 
 // reportDownServers adds one problem per server the client stopped asking,
 // once per server however often it is called.
-func (p *Process) reportDownServers(d *debuginfo.Debuginfod) {
+func (p *Process) reportDownServers(d *debugfile.Debuginfod) {
 	down := d.Down()
 	servers := make([]string, 0, len(down))
 	for s := range down {

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
 )
 
 // locateGivenExe uses the executable the user named (--exe) for module m,
@@ -20,7 +20,7 @@ import (
 // still right.
 func (p *Process) locateGivenExe(m *module) {
 	given := p.opt.Exe
-	got, err := debuginfo.FileBuildID(given)
+	got, err := debugfile.FileBuildID(given)
 	if err == nil && (m.buildID == nil || bytes.Equal(got, m.buildID)) {
 		p.attachBinary(m, given)
 		return

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/symbolize"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
 	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/unwind"
@@ -42,11 +43,11 @@ type module struct {
 	// time the module is used (debugfetch.go).
 	fetchDebug func(*module)
 
-	obj *debuginfo.Object // the binary (nil if not found)
-	dbg *debuginfo.Object // its debug file (may equal obj, or be nil)
+	obj *object.Object // the binary (nil if not found)
+	dbg *object.Object // its debug file (may equal obj, or be nil)
 
 	once sync.Once
-	syms *debuginfo.Symbols
+	syms *symbolize.Symbols
 	uw   *unwind.Module
 	// pooled is the Pool's entry for obj: the pool, not the module, closes it.
 	pooled *pooledObject
@@ -66,7 +67,7 @@ func (m *module) close() {
 }
 
 // symbols returns the module's symbolizer, building it on first use.
-func (m *module) symbols() *debuginfo.Symbols {
+func (m *module) symbols() *symbolize.Symbols {
 	m.init()
 	return m.syms
 }
@@ -86,11 +87,11 @@ func (m *module) init() {
 		if m.fetchDebug != nil {
 			m.fetchDebug(m)
 		}
-		m.syms = debuginfo.NewSymbols(m.obj, m.dbg)
+		m.syms = symbolize.NewSymbols(m.obj, m.dbg)
 		if m.isExe && m.obj.ELF() != nil {
 			m.uw.Entry = m.obj.ELF().Entry
 		}
-		sec := func(o *debuginfo.Object, name string) unwind.Section {
+		sec := func(o *object.Object, name string) unwind.Section {
 			if o == nil {
 				return unwind.Section{}
 			}
@@ -98,7 +99,7 @@ func (m *module) init() {
 			if !ok {
 				return unwind.Section{}
 			}
-			return unwind.Section{Data: d, Addr: a, Index: debuginfo.FrameIndex(o, name, d)}
+			return unwind.Section{Data: d, Addr: a, Index: object.FrameIndex(o, name, d)}
 		}
 		m.uw.EHFrame = sec(m.obj, ".eh_frame")
 		m.uw.EHFrameHdr = sec(m.obj, ".eh_frame_hdr")
@@ -204,7 +205,7 @@ func (p *Process) attachBinary(m *module, file string) {
 	if p.fromPool(m, file) {
 		return
 	}
-	obj, err := debuginfo.OpenObject(file)
+	obj, err := object.OpenObject(file)
 	if err != nil {
 		p.problem(m.path, "cannot read %s: %v", file, err)
 		m.bias = m.base
@@ -230,14 +231,14 @@ func (p *Process) setBias(m *module) {
 
 // findDebug finds and opens the debug file of module m, whose binary obj
 // was opened from file. It returns the problems it reported.
-func (p *Process) findDebug(m *module, file string, obj *debuginfo.Object) []string {
+func (p *Process) findDebug(m *module, file string, obj *object.Object) []string {
 	dbgPath, probs := p.locator.FindDebug(file, obj)
 	switch {
 	case dbgPath == "":
 	case dbgPath == file:
 		m.dbg = obj
 	default:
-		d, err := debuginfo.OpenObject(dbgPath)
+		d, err := object.OpenObject(dbgPath)
 		if err != nil {
 			probs = append(probs, fmt.Sprintf("cannot read debug file %s: %v", dbgPath, err))
 		} else {
@@ -253,7 +254,7 @@ func (p *Process) findDebug(m *module, file string, obj *debuginfo.Object) []str
 // addExeWithoutNTFile maps the executable file exe at the address the
 // entry point (AT_ENTRY) says.
 func (p *Process) addExeWithoutNTFile(exe string, entry uint64) {
-	obj, err := debuginfo.OpenObject(exe)
+	obj, err := object.OpenObject(exe)
 	if err != nil {
 		p.problem(exe, "cannot read: %v", err)
 		return
@@ -294,7 +295,7 @@ func (p *Process) addVDSO(addr uint64) {
 	if n, _ := p.core.ReadMemory(addr, data); uint64(n) != size {
 		return
 	}
-	obj, err := debuginfo.NewObjectFromBytes("[vdso]", data)
+	obj, err := object.NewObjectFromBytes("[vdso]", data)
 	if err != nil {
 		return
 	}

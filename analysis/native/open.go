@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
 	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/python"
@@ -61,14 +61,14 @@ type Options struct {
 type Process struct {
 	core     *elfcore.Core
 	opt      Options
-	locator  *debuginfo.Locator
+	locator  *debugfile.Locator
 	modules  []*module // sorted by lo
 	exe      *module
 	problems []model.Problem
 
 	problemsMu sync.Mutex // problem may be called while stacks are walked in parallel
 
-	debuginfod   *debuginfo.Debuginfod // nil when not asking debuginfod
+	debuginfod   *debugfile.Debuginfod // nil when not asking debuginfod
 	downMu       sync.Mutex
 	downReported map[string]bool // servers already named in a problem
 }
@@ -86,7 +86,7 @@ func Open(core *elfcore.Core, opt Options) (*Process, error) {
 	if opt.Exe != "" {
 		search = append(search, filepath.Dir(opt.Exe))
 	}
-	p.locator = &debuginfo.Locator{Sysroot: opt.Sysroot, DebugDirs: opt.DebugDirs, SearchDirs: search}
+	p.locator = &debugfile.Locator{Sysroot: opt.Sysroot, DebugDirs: opt.DebugDirs, SearchDirs: search}
 	for _, pr := range core.Problems {
 		p.problems = append(p.problems, model.Problem{Message: "core: " + pr.String()})
 	}

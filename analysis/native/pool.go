@@ -4,7 +4,8 @@ import (
 	"encoding/hex"
 	"sync"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/symbolize"
 	"github.com/faultline-dev/faultline/analysis/unwind"
 )
 
@@ -40,13 +41,13 @@ func (pl *Pool) Close() {
 // finding its debug file said, and, once a stack reached it, its symbols
 // and unwind sections.
 type pooledObject struct {
-	obj, dbg *debuginfo.Object
+	obj, dbg *object.Object
 	problems []string // findDebug's problems, repeated for each core
 
 	mu       sync.Mutex // a process may symbolize two modules of one file at once
 	ready    bool       // syms, uw and fetchErr are set
 	fetchErr error
-	syms     *debuginfo.Symbols
+	syms     *symbolize.Symbols
 	uw       unwind.Module // the link-time parts: sections and entry
 }
 

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 )
 
 // SymbolAddress returns the run-time address of a global symbol, looked up
@@ -85,7 +85,7 @@ func (p *Process) DataSymbols(addrs []uint64) []string {
 func (m *module) dataSymbols() []dataSymbol {
 	var out []dataSymbol
 	seen := map[uint64]bool{}
-	for _, o := range []*debuginfo.Object{m.obj, m.dbg} {
+	for _, o := range []*object.Object{m.obj, m.dbg} {
 		if o == nil {
 			continue
 		}

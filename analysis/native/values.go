@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/variables"
 	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/unwind"
 )
 
 // Value is an argument or local variable of a frame (see debuginfo.Value).
-type Value = debuginfo.Value
+type Value = variables.Value
 
 // FrameValues reads, for crash c opened from this process, the arguments and locals of frame frameIndex (an index
 // into the thread's Frames, inline levels included) of thread threadID
@@ -64,7 +64,7 @@ func (p *Process) FrameValues(c *model.Crash, threadID, frameIndex int) ([]Value
 		p.addVectorRegs(&fs.regs, threadID)
 	}
 	vals, err := m.symbols().FrameValues(pc, level, m.bias, fs)
-	if errors.Is(err, debuginfo.ErrNoScope) {
+	if errors.Is(err, variables.ErrNoScope) {
 		return nil, nil // no DWARF for this frame: nothing to show
 	}
 	return vals, err

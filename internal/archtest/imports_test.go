@@ -103,9 +103,9 @@ var rules = []rule{
 		},
 	},
 	{
-		why: "only gitsrc and analysis/debuginfo talk to the network (and the test servers that stand in for it)",
+		why: "only gitsrc and analysis/debuginfo/debugfile talk to the network (and the test servers that stand in for it)",
 		applies: func(p string) bool {
-			return !under(p, "gitsrc") && p != "analysis/debuginfo" && p != "internal/slurmtest" && p != "internal/debuginfodtest"
+			return !under(p, "gitsrc") && p != "analysis/debuginfo/debugfile" && p != "internal/slurmtest" && p != "internal/debuginfodtest"
 		},
 		forbids: func(imp string) bool { return imp == "net" || imp == "net/http" || imp == "net/rpc" },
 	},

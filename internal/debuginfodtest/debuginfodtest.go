@@ -25,7 +25,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/faultline-dev/faultline/analysis/debuginfo"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/internal/crashbuild"
 )
 
@@ -189,7 +189,7 @@ func StartSourcesAway(t *testing.T) SourcesAway {
 		t.Fatal(err)
 	}
 	p := crashbuild.Build(t, filepath.Join(dir, "build"))
-	o, err := debuginfo.OpenObject(p.Exe)
+	o, err := object.OpenObject(p.Exe)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,42 @@
+package object
+
+import (
+	"github.com/faultline-dev/faultline/analysis/unwind/frame"
+)
+
+// FDE indexes in the persistent index cache (indexcache): a .eh_frame
+// without a usable .eh_frame_hdr, or a .debug_frame, is searched through
+// an index of every FDE's range, built by walking the whole section; it is
+// stored under the object's build-id, the section's name and size, so a
+// later process reads it instead (frame.IndexStore).
+
+// cfiIndexVersion is part of the key: entries of another layout are misses.
+const cfiIndexVersion = "1"
+
+// frameIndex is the store of one section's FDE index.
+type frameIndex struct{ key string }
+
+// FrameIndex returns the store for the FDE index of o's section name
+// (data, its bytes); nil when there is no cache, o has no build-id, or
+// the section is small enough to walk faster than a cache entry opens.
+func FrameIndex(o *Object, name string, data []byte) frame.IndexStore {
+	if o == nil || len(data) < CacheMinSize {
+		return nil
+	}
+	key := o.CacheKey("cfi"+cfiIndexVersion+name, data)
+	if key == "" {
+		return nil
+	}
+	return frameIndex{key: key}
+}
+
+func (f frameIndex) Load() []byte {
+	e := IndexCache().Get(f.key)
+	if e == nil {
+		return nil
+	}
+	defer e.Close()
+	return append([]byte(nil), e.Data...)
+}
+
+func (f frameIndex) Store(index []byte) { IndexCache().Put(f.key, index) }

@@ -1,0 +1,315 @@
+package symbolize
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"sync"
+
+	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfline"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfreader"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/elfsym"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
+)
+
+// Location is one level of the inline chain at a pc, as one line of gdb's `bt`.
+type Location struct {
+	Function string
+	File     string
+	// CompDir is the unit's DW_AT_comp_dir (relative Files are under it).
+	CompDir string
+	Line    int
+	Column  int
+	// Inlined is set on every level but the outermost (the physical function).
+	Inlined bool
+	// FuncLow is the start of the symbol or subprogram (or inlined instance).
+	FuncLow uint64
+	// FromDWARF says the function name came from DWARF rather than a symbol table.
+	FromDWARF bool
+}
+
+// Symbols symbolizes link-time addresses of one module (its binary and an
+// optional separate debug file). It is safe for concurrent use.
+type Symbols struct {
+	binary, debug *object.Object
+
+	dwarfOnce sync.Once
+	dwarf     *dwarfreader.DwarfFile
+	dwarfErr  error
+
+	symOnce sync.Once
+	binSyms *elfsym.SymbolTable // the binary's .symtab, or .dynsym when stripped
+	dbgSyms *elfsym.SymbolTable // the separate debug file's .symtab
+	dynOnce sync.Once
+	byName  []*elfsym.SymbolTable // nameTables
+
+	hashOnce sync.Once
+	hash     *elfsym.DynHash // the binary's .gnu.hash or .hash (gnuhash.go)
+	library  bool            // the binary is a shared library
+}
+
+// NewSymbols returns the symbolizer for a module. debug may be nil or the
+// same object as binary.
+func NewSymbols(binary, debug *object.Object) *Symbols {
+	if debug == nil {
+		debug = binary
+	}
+	return &Symbols{binary: binary, debug: debug}
+}
+
+func (s *Symbols) dwarfData() *dwarfreader.DwarfFile {
+	s.dwarfOnce.Do(func() {
+		if s.debug != nil {
+			s.dwarf, s.dwarfErr = dwarfreader.OpenDWARF(s.debug)
+		}
+		if s.dwarf == nil && s.binary != nil && s.binary != s.debug {
+			s.dwarf, s.dwarfErr = dwarfreader.OpenDWARF(s.binary)
+		}
+		if s.dwarf != nil {
+			s.dwarf.Dwo = dwarfreader.NewDWOSearch(s.binary, s.debug)
+		}
+	})
+	return s.dwarf
+}
+
+// Close releases the files the symbolizer opened itself (split DWARF's
+// .dwo files); the binary and debug objects belong to the caller.
+func (s *Symbols) Close() {
+	if s != nil && s.dwarf != nil {
+		s.dwarf.Dwo.Close()
+	}
+}
+
+// DWARFError reports why the module's DWARF could not be opened, if it could not.
+func (s *Symbols) DWARFError() error {
+	s.dwarfData()
+	return s.dwarfErr
+}
+
+// HasDWARF reports whether the module has DWARF debugging information.
+func (s *Symbols) HasDWARF() bool { return s.dwarfData() != nil }
+
+// symbols reads the minimal symbols the way gdb does per objfile: the
+// binary's .symtab, or its .dynsym when it is stripped; and the separate
+// debug file's .symtab. Only the address index is built (elfsym.go); names
+// are read when a symbol is returned.
+func (s *Symbols) symbols() {
+	s.symOnce.Do(func() {
+		s.binSyms = elfsym.CachedSymbols(s.binary, "bin", func() *elfsym.SymbolTable {
+			t := elfsym.ReadSymbols(s.binary, ".symtab")
+			if t == nil || len(t.Syms) == 0 {
+				t = elfsym.ReadSymbols(s.binary, ".dynsym")
+			}
+			return t.WithSynthetic(s.binary, elfsym.PltSymbols(s.binary))
+		})
+		if s.debug != s.binary {
+			s.dbgSyms = elfsym.CachedSymbols(s.debug, "dbg", func() *elfsym.SymbolTable { return elfsym.ReadSymbols(s.debug, ".symtab") })
+		} else if s.binary != nil && s.binary.Elf.Section(".symtab") == nil {
+			// Stripped without a debug file: gdb then reads MiniDebugInfo
+			// as a separate debug object's symbol table.
+			if mini, _ := s.binary.MiniDebugInfo(); mini != nil {
+				s.dbgSyms = elfsym.ReadSymbols(mini, ".symtab")
+			}
+		}
+	})
+}
+
+// nameTables are the tables names are looked up in, in gdb's order: the
+// binary's .symtab (its .dynsym when it has none), the debug file's (or
+// MiniDebugInfo's) .symtab, then the binary's .dynsym, which is asked
+// through its hash table when it has one. None of them is read until a
+// name is looked up, and no address index is built for them.
+func (s *Symbols) nameTables() []*elfsym.SymbolTable {
+	s.dynOnce.Do(func() {
+		table := func(o *object.Object, name string) *elfsym.SymbolTable {
+			if o == nil {
+				return nil
+			}
+			return elfsym.ReadSymbolsTable(o, o.Elf.Section(name))
+		}
+		bin := table(s.binary, ".symtab")
+		if bin == nil || len(bin.Raw) <= bin.EntSize {
+			bin = table(s.binary, ".dynsym")
+		}
+		var dbg *elfsym.SymbolTable
+		if s.debug != s.binary {
+			dbg = table(s.debug, ".symtab")
+		} else if s.binary != nil && s.binary.Elf.Section(".symtab") == nil {
+			if mini, _ := s.binary.MiniDebugInfo(); mini != nil {
+				dbg = table(mini, ".symtab")
+			}
+		}
+		dyn := &elfsym.SymbolTable{Dynamic: true}
+		if s.hashTable() == nil {
+			dyn = table(s.binary, ".dynsym")
+		}
+		s.byName = []*elfsym.SymbolTable{bin, dbg, dyn}
+	})
+	return s.byName
+}
+
+// hashTable is the binary's dynamic symbol hash table, nil if it has none.
+func (s *Symbols) hashTable() *elfsym.DynHash {
+	s.hashOnce.Do(func() {
+		s.hash = elfsym.OpenDynHash(s.binary)
+		s.library = s.hash != nil && isSharedLibrary(s.binary)
+	})
+	return s.hash
+}
+
+// libraryHash is the hash table of a shared library, whose exported
+// symbols are all its global ones; nil for an executable or without one.
+func (s *Symbols) libraryHash() *elfsym.DynHash {
+	if h := s.hashTable(); s.library {
+		return h
+	}
+	return nil
+}
+
+// isSharedLibrary reports whether o is a shared library rather than an
+// executable (ET_EXEC, or a PIE: DF_1_PIE, or an interpreter without a
+// DT_SONAME as older linkers wrote PIEs).
+func isSharedLibrary(o *object.Object) bool {
+	f := o.Elf
+	if f.Type != elf.ET_DYN {
+		return false
+	}
+	if v, err := f.DynValue(elf.DT_FLAGS_1); err == nil && len(v) > 0 && elf.DynFlag1(v[0])&elf.DF_1_PIE != 0 {
+		return false
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			names, err := f.DynString(elf.DT_SONAME)
+			return err == nil && len(names) > 0
+		}
+	}
+	return true
+}
+
+// symbolAt is the symbol-table symbol for pc, its name read. Like gdb
+// across an objfile and its separate debug objfile, the higher-addressed
+// candidate wins and the binary's wins a tie.
+func (s *Symbols) symbolAt(pc uint64) *elfsym.ElfSymbol {
+	s.symbols()
+	a, b := s.binSyms.Lookup(pc), s.dbgSyms.Lookup(pc)
+	t := s.binSyms
+	if a == nil || (b != nil && b.Addr > a.Addr) {
+		a, t = b, s.dbgSyms
+	}
+	if a == nil {
+		return nil
+	}
+	named := *a
+	named.Name = t.Name(a)
+	return &named
+}
+
+// SymbolAddr returns the link-time address of a symbol by its (mangled) name.
+func (s *Symbols) SymbolAddr(name string) (uint64, bool) {
+	h := s.hashTable()
+	for _, t := range s.nameTables() {
+		if t != nil && t.Dynamic && h != nil {
+			if a, _, ok := h.Global(name); ok {
+				return a, true
+			}
+		} else if a, ok := t.Names()[name]; ok {
+			return a, true
+		}
+	}
+	return 0, false
+}
+
+// Lookup returns the inline chain at pc (a link-time address; for return
+// addresses the caller has already subtracted 1), innermost first: every
+// DW_TAG_inlined_subroutine containing pc from the innermost out, then the
+// DW_TAG_subprogram. Level 0 takes its file, line and column from the line
+// table row covering pc; level k+1 from level k's DW_AT_call_file,
+// DW_AT_call_line and DW_AT_call_column. Without DWARF for pc it returns one
+// Location named from .symtab (or .dynsym), with the line table's file and
+// line if a unit covers pc; nil if nothing covers pc.
+func (s *Symbols) Lookup(pc uint64) []Location {
+	return s.lookupDWARF(pc)
+}
+
+func (s *Symbols) lookupDWARF(pc uint64) (locs []Location) {
+	df := s.dwarfData()
+	var (
+		line    dwarfline.LineResult
+		compDir string
+	)
+	if df != nil {
+		units := df.UnitsFor(pc)
+		var lineTree *dwarfreader.UnitTree
+		for _, u := range units {
+			t, err := df.Tree(u)
+			if err != nil {
+				continue
+			}
+			if lineTree == nil {
+				lineTree = t
+			}
+			if idx := t.Innermost(pc); idx >= 0 {
+				return s.inlineChain(t, idx, pc)
+			}
+		}
+		if lineTree != nil {
+			compDir = lineTree.CompDir
+			if lt, _ := lineTree.LineTable(); lt != nil {
+				line = lt.Lookup(pc)
+			}
+		}
+	}
+	// No subprogram covers pc: gdb names the frame from the minimal symbol
+	// but still prints the line table's location (assembly sources).
+	sym := s.symbolAt(pc)
+	if sym == nil {
+		if line.Ok {
+			return []Location{{File: line.File, CompDir: compDir, Line: line.Line, Column: line.Column}}
+		}
+		return nil
+	}
+	loc := Location{Function: demangleFull(sym.Name), FuncLow: sym.Addr}
+	if line.Ok {
+		loc.File, loc.CompDir, loc.Line, loc.Column = line.File, compDir, line.Line, line.Column
+	}
+	return []Location{loc}
+}
+
+// inlineChain builds the Locations from the innermost DIE idx outwards to
+// its subprogram.
+func (s *Symbols) inlineChain(t *dwarfreader.UnitTree, idx int, pc uint64) []Location {
+	var lt *dwarfline.LineTable
+	lt, _ = t.LineTable()
+	var locs []Location
+	var prev *dwarfreader.Die
+	for i := idx; i >= 0 && len(locs) < 1024; i = int(t.Dies[i].Parent) {
+		d := &t.Dies[i]
+		if d.Tag != dwarf.TagInlinedSubroutine && d.Tag != dwarf.TagSubprogram {
+			continue
+		}
+		loc := Location{Function: functionName(dwarfreader.DieRef{T: t, Idx: i}), FuncLow: d.Low, FromDWARF: true,
+			Inlined: d.Tag == dwarf.TagInlinedSubroutine, CompDir: t.CompDir}
+		if prev == nil {
+			if lt != nil {
+				if r := lt.Lookup(pc); r.Ok {
+					loc.File, loc.Line, loc.Column = r.File, r.Line, r.Column
+				}
+			}
+		} else {
+			if lt != nil {
+				loc.File, _ = lt.FileNameAt(uint64(prev.CallFile))
+			}
+			loc.Line, loc.Column = int(prev.CallLine), int(prev.CallCol)
+		}
+		if loc.Function == "" {
+			if sym := s.symbolAt(pc); sym != nil && !loc.Inlined {
+				loc.Function = demangleFull(sym.Name)
+			}
+		}
+		locs = append(locs, loc)
+		prev = d
+		if d.Tag == dwarf.TagSubprogram {
+			break
+		}
+	}
+	return locs
+}
