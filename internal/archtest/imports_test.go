@@ -110,16 +110,77 @@ var rules = []rule{
 		forbids: func(imp string) bool { return imp == "net" || imp == "net/http" || imp == "net/rpc" },
 	},
 	{
+		why:     "fetching debug files never imports symbolizing: debugfile sees ELF objects only",
+		applies: func(p string) bool { return p == "analysis/debuginfo/debugfile" },
+		deps:    true,
+		forbids: func(imp string) bool {
+			l := local(imp)
+			return strings.HasPrefix(imp, module) && under(l, "analysis/debuginfo") &&
+				l != "analysis/debuginfo/object" && l != "analysis/debuginfo/indexcache"
+		},
+	},
+	{
 		why:     "capture (run, hang) is a front end: only the command imports it",
 		applies: func(p string) bool { return p != "" },
 		forbids: func(imp string) bool { return imp == module+"/capture" },
 	},
 }
 
+// debuginfoLayers are the layers of analysis/debuginfo, lowest first: a
+// package imports only debuginfo packages of lower layers, so readers never
+// import their users (ARCHITECTURE.md's code map).
+var debuginfoLayers = [][]string{
+	{"indexcache", "dwarfform"},
+	{"object"},
+	{"elfsym", "dwarfline", "dwpindex", "debugfile"},
+	{"dwarfreader"},
+	{"variables"},
+	{"symbolize"},
+}
+
+// debuginfoLayer is the layer of a package under analysis/debuginfo, -1 for
+// one the table does not place.
+func debuginfoLayer(p string) int {
+	for i, layer := range debuginfoLayers {
+		for _, name := range layer {
+			if p == "analysis/debuginfo/"+name {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// layerRules are debuginfoLayers as rules: one per layer.
+func layerRules() []rule {
+	var out []rule
+	for i := range debuginfoLayers {
+		out = append(out, rule{
+			why:     "analysis/debuginfo's readers never import their users: a package imports only lower layers (debuginfoLayers)",
+			applies: func(p string) bool { return debuginfoLayer(p) == i },
+			forbids: func(imp string) bool {
+				l := local(imp)
+				return strings.HasPrefix(imp, module+"/") && under(l, "analysis/debuginfo") && debuginfoLayer(l) >= i
+			},
+		})
+	}
+	return out
+}
+
+// TestDebuginfoPackagesLayered fails for a package under analysis/debuginfo
+// that debuginfoLayers does not place.
+func TestDebuginfoPackagesLayered(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if l := local(p.ImportPath); under(l, "analysis/debuginfo") && debuginfoLayer(l) < 0 {
+			t.Errorf("%s is in no layer of debuginfoLayers: place it there and in ARCHITECTURE.md's code map", l)
+		}
+	}
+}
+
 // TestImportRules checks every package against the rules.
 func TestImportRules(t *testing.T) {
 	pkgs := listPackages(t)
-	for _, r := range rules {
+	for _, r := range append(rules, layerRules()...) {
 		applied := 0
 		for _, p := range pkgs {
 			rel := local(p.ImportPath)
@@ -155,10 +216,17 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"analysis/logs", module + "/analysis/native"},
 		{"server", "net/http"},
 		{"server", module + "/capture"},
+		{"analysis/native", "net/http"},
+		{"analysis/debuginfo/dwarfreader", module + "/analysis/debuginfo/symbolize"},
+		{"analysis/debuginfo/dwarfreader", module + "/analysis/debuginfo/variables"},
+		{"analysis/debuginfo/object", module + "/analysis/debuginfo/elfsym"},
+		{"analysis/debuginfo/elfsym", module + "/analysis/debuginfo/dwarfline"},
+		{"analysis/debuginfo/debugfile", module + "/analysis/debuginfo/symbolize"},
+		{"analysis/debuginfo/debugfile", module + "/analysis/debuginfo/dwarfreader"},
 	}
 	for _, c := range cases {
 		caught := false
-		for _, r := range rules {
+		for _, r := range append(rules, layerRules()...) {
 			caught = caught || (r.applies(c.pkg) && r.forbids(c.imp))
 		}
 		if !caught {
