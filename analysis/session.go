@@ -22,7 +22,7 @@ type ModulePool = native.Pool
 // NewModulePool returns an empty pool.
 func NewModulePool() *ModulePool { return native.NewPool() }
 
-// Value is an argument or local variable of a frame (see debuginfo.Value).
+// Value is an argument or local variable of a frame (see variables.Value).
 type Value = variables.Value
 
 // errNoMemory is the error of the Session methods that read process memory

@@ -13,7 +13,7 @@
 //
 // Line information. Code objects carry standard DWARF 5 (.debug_info with
 // DW_TAG_inlined_subroutine, .debug_line), so chains come from
-// analysis/debuginfo, the reader the host frames use, except that the
+// analysis/debuginfo/symbolize, the reader the host frames use, except that the
 // innermost level's line is LLVM's reading of the line table (a line-0
 // row stays line 0, where gdb shows the line before); the oracle is
 // llvm-symbolizer --inlining on the same objects (testdata/amdgpu).

@@ -11,7 +11,7 @@ import (
 	"github.com/faultline-dev/faultline/analysis/unwind"
 )
 
-// Value is an argument or local variable of a frame (see debuginfo.Value).
+// Value is an argument or local variable of a frame (see variables.Value).
 type Value = variables.Value
 
 // FrameValues reads, for crash c opened from this process, the arguments and locals of frame frameIndex (an index

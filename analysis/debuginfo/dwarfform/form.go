@@ -1,10 +1,5 @@
 package dwarfform
 
-// Abbreviation tables (DWARF 5 §7.5.3) and attribute forms (§7.5.6), read
-// directly so that a unit's DIEs can be walked without debug/dwarf's
-// per-entry allocations: decodeUnit (unittree.go) skips most DIEs of a unit
-// by size alone and decodes the few attributes of the DIEs it keeps.
-
 // Form is an attribute form code (DWARF 5 §7.5.6, Table 7.6).
 type Form uint16
 

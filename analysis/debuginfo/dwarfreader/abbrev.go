@@ -9,6 +9,11 @@ import (
 	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
+// Abbreviation tables (DWARF 5 §7.5.3) and attribute forms (§7.5.6), read
+// directly so that a unit's DIEs can be walked without debug/dwarf's
+// per-entry allocations: DecodeUnit (unittree.go) skips most DIEs of a unit
+// by size alone and decodes the few attributes of the DIEs it keeps.
+
 // Limits on what an abbreviation table may hold.
 const (
 	maxAbbrevs      = 1 << 20

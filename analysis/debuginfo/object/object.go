@@ -1,14 +1,3 @@
-// Package debuginfo finds the ELF files behind the modules of a core dump
-// (the binary itself and its separate debug file) and symbolizes link-time
-// addresses the way gdb's `bt` prints them: function names (qualified and
-// demangled as gdb does), file names (gdb's default `filename-display
-// relative`), lines, columns and every inlined level.
-//
-// Files are mapped read-only with mmap and sections are slices of the
-// mapping; only SHF_COMPRESSED sections are decompressed, once, on demand.
-// DWARF is decoded lazily: compilation units are indexed by address range at
-// first use, and only the units that contain a looked-up address have their
-// DIE tree and line program decoded.
 package object
 
 import (

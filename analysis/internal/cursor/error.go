@@ -11,7 +11,7 @@ const NoOffset = -1
 // FormatError is malformed input met by one of analysis's parsers of
 // untrusted bytes (ELF cores, DWARF and frame sections, cubins): which
 // format or section it was, in which file, at which offset, and what is
-// wrong. elfcore, debuginfo, cuda and unwind/frame name it FormatError too
+// wrong. elfcore, debuginfo/object, cuda and unwind/frame name it FormatError too
 // (aliases), so errors.As with any of those names finds it.
 type FormatError struct {
 	Format string // "elfcore", ".debug_info", ".eh_frame", "ELF section header"…; may be empty

@@ -44,7 +44,7 @@ const corpusCFA = 0x7ffc_0000_1000
 // (testdata/native, testdata/aarch64) that op evaluates as they are: the CFI
 // expressions the unwinder runs (glibc's PLT, __restore_rt, ...) and the
 // location expressions of variables (exprloc attributes and location lists;
-// those with operations only the debuginfo package rewrites are left out).
+// those with operations only analysis/debuginfo/variables rewrites are left out).
 func corpusExprs(t testing.TB) []corpusExpr {
 	t.Helper()
 	var paths []string
