@@ -49,7 +49,9 @@ func dpkgUpstream(t *testing.T, pkg string) string {
 	if i := strings.IndexByte(v, ':'); i >= 0 {
 		v = v[i+1:]
 	}
-	v, _, _ = strings.Cut(v, "-")
+	if i := strings.IndexAny(v, "-+~"); i >= 0 {
+		v = v[:i]
+	}
 	return strings.TrimSuffix(v, ".dfsg")
 }
 
