@@ -116,10 +116,33 @@ func isRuntime(f model.Frame) bool {
 	if f.Module != "" && isRuntimeModule(f.Module) {
 		return true
 	}
+	if f.Module == "" && glibcSource(f.File) {
+		// A log's frame (gdb names no module for frames with line info):
+		// glibc's own source, as libc6-dbg's DWARF names it.
+		return true
+	}
 	fn := baseName(f.Function)
 	// "runtime." names only the Go runtime's functions (no C or C++ name
 	// has a dot).
 	return runtimeFunctions[fn] || isSanitizerRuntime(fn) || strings.HasPrefix(fn, "runtime.")
+}
+
+// glibcDirs are glibc's top-level source directories.
+var glibcDirs = map[string]bool{"assert": true, "csu": true, "ctype": true, "debug": true, "dirent": true, "dlfcn": true,
+	"elf": true, "iconv": true, "io": true, "libio": true, "locale": true, "malloc": true, "math": true, "misc": true,
+	"nptl": true, "nss": true, "posix": true, "resolv": true, "resource": true, "rt": true, "setjmp": true, "signal": true,
+	"socket": true, "stdio-common": true, "stdlib": true, "string": true, "sysdeps": true, "time": true, "wcsmbs": true}
+
+// glibcSource reports whether file is a glibc source file as glibc's
+// DWARF names it: relative to its build directory ("../sysdeps/x86_64/
+// multiarch/strlen-evex.S", "./nptl/pthread_kill.c").
+func glibcSource(file string) bool {
+	rel := strings.TrimPrefix(strings.TrimPrefix(file, "../"), "./")
+	if rel == file {
+		return false
+	}
+	dir, _, ok := strings.Cut(rel, "/")
+	return ok && glibcDirs[dir]
 }
 
 // isLibraryTemplate reports whether a frame is standard-library code

@@ -84,8 +84,11 @@ func GroupCrashes(crashes []*model.Crash) *Set {
 		if c.Classification == nil {
 			Classify(c, nil)
 		}
+	}
+	keys, names := programKeys(crashes)
+	for ci, c := range crashes {
 		sig := c.Classification.Signature
-		prog, name := programOf(c)
+		prog, name := keys[ci], names[ci]
 		progs.add(prog, name, sig)
 		key := prog + "\x00" + sig
 		i, ok := index[key]

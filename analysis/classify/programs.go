@@ -15,6 +15,10 @@ func programOf(c *model.Crash) (key, name string) {
 	name = path.Base(exe)
 	if exe == "" {
 		name = ""
+		if f := strings.Fields(c.Dump.Command); len(f) > 0 {
+			// A log names only the command: "./items --fast".
+			return "command:" + path.Base(f[0]), path.Base(f[0])
+		}
 	}
 	for _, m := range c.Modules {
 		if m.Path == exe && m.BuildID != "" {
@@ -22,6 +26,36 @@ func programOf(c *model.Crash) (key, name string) {
 		}
 	}
 	return "path:" + exe, name
+}
+
+// programKeys gives each crash its program (programOf). A crash whose
+// input names no build-id or path, only the command (a gdb log), joins the
+// program of the same name when the set has exactly one: the log and the
+// core of one crash are one program.
+func programKeys(crashes []*model.Crash) (keys, names []string) {
+	byName := map[string][]string{}
+	for _, c := range crashes {
+		k, n := programOf(c)
+		keys, names = append(keys, k), append(names, n)
+		if !strings.HasPrefix(k, "command:") && n != "" && !contains(byName[n], k) {
+			byName[n] = append(byName[n], k)
+		}
+	}
+	for i, k := range keys {
+		if ks := byName[names[i]]; strings.HasPrefix(k, "command:") && len(ks) == 1 {
+			keys[i] = ks[0]
+		}
+	}
+	return keys, names
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // programCounts counts each program's cores and signatures.

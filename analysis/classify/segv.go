@@ -144,5 +144,5 @@ func (a *analyzer) unknownAddress(f *fault) {
 	a.cls.Kind = model.KindUnknown
 	a.evidence("the input records %s%s in %s but neither the fault address nor the faulting instruction: a NULL pointer "+
 		"cannot be told from a wild one", f.name, parenthesized(f.code), a.where())
-	a.cls.Summary = fmt.Sprintf("%s in %s; the fault address is not recorded here — analyze the core itself (or a log with `info registers` and `x/i $pc`) to tell a NULL pointer from a wild one.", f.name, a.where())
+	a.cls.Summary = fmt.Sprintf("%s in %s; the fault address is not recorded here — analyze the core itself to tell a NULL pointer from a wild one.", f.name, a.where())
 }

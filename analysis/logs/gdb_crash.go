@@ -27,7 +27,7 @@ func ReadGDBCrash(path string, open func() (io.ReadCloser, error)) (*model.Crash
 	} else if err != nil {
 		return nil, false, err
 	}
-	c := &model.Crash{Schema: model.Schema, Dump: model.Dump{Path: path, Format: "gdb-log"}, Threads: []model.Thread{},
+	c := &model.Crash{Schema: model.Schema, Dump: model.Dump{Path: path, Format: "gdb-log", Command: gl.Command}, Threads: []model.Thread{},
 		Modules: []model.Module{}, Problems: append([]model.Problem{}, problems...)}
 	if gl.Signal != "" {
 		if n, ok := model.SignalNumber(gl.Signal); ok {

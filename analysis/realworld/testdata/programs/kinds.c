@@ -13,6 +13,7 @@
 //   return-fpe        division by zero, handler on a sigaltstack (ratio)
 //   return-bus        a read past a truncated mmap'd file (first_byte);
 //                     "big" as a second argument adds a 64 MiB heap first
+//   wildstr           strlen of a wild pointer (item_len, called by process)
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <emmintrin.h>
@@ -28,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -123,6 +125,22 @@ __attribute__((noinline)) int first_byte(const char *p) {
 	return p[8192];
 }
 
+struct item {
+	const char *name;
+	int qty;
+};
+
+__attribute__((noinline)) size_t item_len(const struct item *it) {
+	return strlen(it->name);
+}
+
+__attribute__((noinline)) size_t process(const struct item *items, int n) {
+	size_t s = 0;
+	for (int i = 0; i < n; i++)
+		s += item_len(&items[i]);
+	return s;
+}
+
 static int bus_error(int big) {
 	if (big) {
 		char *heap = malloc(64 << 20);
@@ -185,6 +203,10 @@ int main(int argc, char **argv) {
 	if (strcmp(mode, "return-fpe") == 0) {
 		install_returning(SIGFPE, 1);
 		return ratio(argc, argc - 2);
+	}
+	if (strcmp(mode, "wildstr") == 0) {
+		struct item items[2] = {{"apple", 1}, {(const char *)(uintptr_t)0x7e5a1234f000ULL, 2}};
+		return (int)process(items, 2);
 	}
 	if (strcmp(mode, "return-bus") == 0)
 		return bus_error(argc > 2 && strcmp(argv[2], "big") == 0);
