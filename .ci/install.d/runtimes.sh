@@ -6,3 +6,6 @@
 # into a real core by its test.
 apt_install gfortran rustc openmpi-bin libopenmpi-dev r-base-core pybind11-dev python3-dev \
 	libhdf5-dev libprotobuf-dev protobuf-compiler libopenblas-dev zlib1g-dev clang
+# clang's sanitizer and CFI runtimes (not a dependency of clang on bookworm:
+# without them -fsanitize=address does not link).
+apt_install libclang-rt-14-dev

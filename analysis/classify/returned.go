@@ -41,21 +41,24 @@ func (a *analyzer) handlerReturned(f *fault) bool {
 	}
 	if nr, ok := f.regs["orig_rax"]; ok {
 		// The system call the thread was in when the signal arrived
-		// (NT_PRSTATUS orig_rax): a kill-family call means the thread sent
-		// it itself; after a handler's rt_sigreturn the kernel sets it to
-		// -1, as it is for a thread not in a system call.
-		return !killSyscalls[nr]
+		// (NT_PRSTATUS orig_rax): raise() blocks signals, calls tgkill and
+		// unblocks them, so its signal arrives in tgkill or rt_sigprocmask,
+		// and one another thread sent arrives in whatever call the thread
+		// made; after a handler's rt_sigreturn the kernel sets it to -1
+		// (arch/x86/kernel/signal.c restore_sigcontext), as it is for a
+		// thread in no system call.
+		return nr == notInSyscall
 	}
 	var before [2]byte
-	if n, _ := a.p.ReadMemory(f.pc-2, before[:]); n == 2 && before[0] == 0x0f && before[1] == 0x05 {
+	n, _ := a.p.ReadMemory(f.pc-2, before[:])
+	if n == 2 && before[0] == 0x0f && before[1] == 0x05 {
 		return false // right after a syscall: likely the thread's own raise()
 	}
-	return true
+	return n == 2 || a.fetchFaultAt(f.pc)
 }
 
-// killSyscalls are the x86-64 system calls that send a signal: kill,
-// tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo.
-var killSyscalls = map[uint64]bool{62: true, 200: true, 234: true, 129: true, 297: true}
+// notInSyscall is orig_rax of a thread in no system call (-1).
+const notInSyscall = ^uint64(0)
 
 // fetchFaultAt reports whether nothing is mapped at pc (a jump there
 // faults on the fetch).
