@@ -112,11 +112,11 @@ func openELFCore(in *input.Input, opt Options) (*Session, error) {
 
 // openGPUCore reads an NVIDIA GPU core dump (package cuda).
 func openGPUCore(in *input.Input, _ Options) (*Session, error) {
-	c, err := cuda.ReadCrash(in.Name, in.Reader())
+	c, d, err := cuda.Read(in.Name, in.Reader())
 	if err != nil {
 		return nil, err
 	}
-	return &Session{Crash: c}, nil
+	return &Session{Crash: c, gpu: d}, nil
 }
 
 // openGPULog reads a compute-sanitizer, cuda-gdb or PyTorch CUDA log.

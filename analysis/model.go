@@ -29,6 +29,7 @@ type (
 	Instruction = model.Instruction
 	Problem     = model.Problem
 	GPU         = model.GPU
+	GPUThread   = model.GPUThread
 
 	Classification = model.Classification
 	LockWait       = model.LockWait

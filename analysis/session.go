@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/faultline-dev/faultline/analysis/classify"
+	"github.com/faultline-dev/faultline/analysis/cuda"
 	"github.com/faultline-dev/faultline/analysis/debuginfo/variables"
 	"github.com/faultline-dev/faultline/analysis/disasm"
 	"github.com/faultline-dev/faultline/analysis/input"
@@ -34,6 +35,7 @@ var errNoMemory = errors.New("this dump is a log: it holds no process memory")
 type Session struct {
 	Crash *Crash
 	p     *native.Process // nil for logs and GPU cores
+	gpu   *cuda.CoreDump  // a GPU core dump: its global memory
 }
 
 // Open reads the crash artifact at path ("-": standard input) into the
@@ -79,6 +81,9 @@ func OpenSession(path string, opt Options) (*Session, error) {
 // Close releases the dump and the files it mapped.
 func (s *Session) Close() error {
 	if s == nil || s.p == nil {
+		if s != nil {
+			s.gpu = nil
+		}
 		return nil
 	}
 	err := s.p.Close()
@@ -86,8 +91,12 @@ func (s *Session) Close() error {
 	return err
 }
 
-// ReadMemory reads the crashed process's memory at addr.
+// ReadMemory reads the crashed process's memory at addr (of a GPU core
+// dump: the global memory it saved).
 func (s *Session) ReadMemory(addr uint64, b []byte) (int, error) {
+	if s.p == nil && s.gpu != nil {
+		return s.gpu.ReadGlobal(addr, b)
+	}
 	if s.p == nil {
 		return 0, errNoMemory
 	}

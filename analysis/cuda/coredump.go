@@ -38,6 +38,12 @@ const (
 	laneRowSize = 48  // CudbgThreadTableEntry
 	modRowSize  = 8   // CudbgModuleTableEntry
 
+	// Bytes read of rows that grew fields after 2015 (a shorter row reads
+	// them as zero): the device row's uniform register and predicate
+	// counts (r400), the SM row's exception and errorPC (r555).
+	devReadSize = 80
+	smReadSize  = 24
+
 	// maxRows bounds one table; a GPU has at most a few hundred SMs of 64
 	// warps of 32 lanes.
 	maxRows = 1 << 22
@@ -52,13 +58,20 @@ type CoreDump struct {
 	Devices  []Device
 	Contexts []Context
 	Grids    []Grid
-	Warps    []Warp
+	// SMs are the rows of the SM tables, device by device, in table order.
+	SMs   []SM
+	Warps []Warp
 	// Images are the cubins the dump saved: relocated ones (as loaded on
 	// the device, with device addresses) and, unless the driver was told
 	// skip_nonrelocated_elf_images, the originals.
 	Images []Image
 	// Problems lists tables or images that could not be read.
 	Problems []string
+
+	f *elfFile // for the register leaves, read when asked for
+	// laneLeaves says some lane has a per-lane leaf: then only such lanes
+	// are threads (see Threads).
+	laneLeaves bool
 }
 
 // Device is one row of the device table.
@@ -69,8 +82,14 @@ type Device struct {
 	PCIBusID, PCIDevID      uint32
 	NumSMs, WarpsPerSM      uint32
 	LanesPerWarp            uint32
+	RegsPerLane             uint32
+	PredicatesPerLane       uint32
 	SMMajor, SMMinor        uint32
 	InstructionSize, Status uint32
+	// UniformRegsPerWarp and UniformPredicatesPerWarp are 0 in rows
+	// written before driver r400.
+	UniformRegsPerWarp       uint32
+	UniformPredicatesPerWarp uint32
 }
 
 // Context is one row of a context table.
@@ -99,9 +118,22 @@ type Grid struct {
 	HostTID uint32
 }
 
+// SM is one row of a device's SM table. Since driver r555 it records the
+// exception of any of its warps and that warp's errorPC, which survive
+// the warps: a kernel that faulted and ran to completion before the dump
+// was written leaves only this row to name the fault.
+type SM struct {
+	Device       int
+	ID           uint32 // smId
+	Exception    Exception
+	ErrorPC      uint64
+	ErrorPCValid bool
+}
+
 // Warp is a resident warp with its lanes.
 type Warp struct {
 	Device       int
+	SMIndex      int    // index of its SM in CoreDump.SMs
 	SM           uint32 // smId
 	GridID       uint64
 	Block        [3]uint32
@@ -112,15 +144,21 @@ type Warp struct {
 	ActiveLanes  uint32
 	Broken       bool
 	Lanes        []Lane
+
+	uregs, upreds int // section index of the uniform register/predicate leaf + 1
 }
 
-// Lane is one thread of a warp.
+// Lane is one row of a warp's lane table.
 type Lane struct {
-	Lane      uint32
+	Row       int    // the row in the lane table: the index the warp's lane masks use
+	Lane      uint32 // ln
 	Thread    [3]uint32
 	PC        uint64 // virtual PC
 	Exception Exception
 	CallDepth uint32
+
+	leaf        bool // a per-lane leaf (registers, predicates, local memory, call stack) hangs below the row
+	regs, preds int  // section index of the register/predicate leaf + 1
 }
 
 // Image is one ELF image saved in the dump.
@@ -153,6 +191,25 @@ var exceptionNames = map[Exception]string{
 	16: "Lane Invalid Atomsys",
 	17: "Cluster Out-of-range Address",
 	18: "Cluster Block Not Present",
+	// Codes of newer drivers (cudadebugger.h of CUDA 13), named as LLDB's
+	// CUDAExceptionToString names them.
+	19: "Warp Stack Canary",
+	20: "Warp Tensor Memory Access Check",
+	21: "Warp Tensor Memory Leak",
+	22: "Warp Call Requires Newer Driver",
+	23: "Warp Misaligned PC",
+	24: "Warp PC Overflow",
+	25: "Warp Misaligned Register",
+	26: "Warp Illegal Instruction Encoding",
+	27: "Warp Illegal Instruction Parameter",
+	28: "Warp Out-of-range Register",
+	29: "Warp Invalid Constant Address",
+	30: "Warp MMU Fault",
+	31: "Warp Barrier Arrival Mismatch",
+	32: "Cluster Shared Memory Issue",
+	33: "Warp API Stack Error",
+	34: "Warp Block Not Present",
+	35: "Warp User Stack Overflow",
 }
 
 // String is the name cuda-gdb prints after "CUDA Exception: ".
@@ -181,8 +238,8 @@ func ParseCoreDump(data []byte) (*CoreDump, error) {
 	if f.osABI != elfOSABICUDA || f.typ != etCore {
 		return nil, errors.New("not a GPU core dump (want an ELF core with OSABI ELFOSABI_CUDA)")
 	}
-	d := &CoreDump{}
-	p := &dumpParser{f: f, d: d, smRow: map[[2]int]uint32{}, ctaOf: map[[2]int]ctaKey{}, rowBudget: len(data)}
+	d := &CoreDump{f: f}
+	p := &dumpParser{f: f, d: d, smIndex: map[[2]int]int{}, ctaOf: map[[2]int]ctaKey{}, rowBudget: len(data)}
 	p.strtab = p.stringTable()
 	if err := p.checkHierarchy(); err != nil {
 		return nil, err
@@ -193,6 +250,7 @@ func ParseCoreDump(data []byte) (*CoreDump, error) {
 	}
 	p.readContexts()
 	p.readGrids()
+	p.readSMs()
 	p.readWarps()
 	p.readImages()
 	return d, nil
@@ -203,9 +261,9 @@ type dumpParser struct {
 	f      *elfFile
 	d      *CoreDump
 	strtab []byte
-	// smRow maps (SM table section, row) to the smId; the device of an SM
-	// table is its sh_info.
-	smRow map[[2]int]uint32
+	// smIndex maps (SM table section, row) to the SM's index in
+	// CoreDump.SMs; the device of an SM table is its sh_info.
+	smIndex map[[2]int]int
 	// ctaOf maps (CTA table section, row) to its CTA.
 	ctaOf map[[2]int]ctaKey
 	// rowBudget is how many bytes of table rows are still to be read: the
@@ -214,10 +272,9 @@ type dumpParser struct {
 }
 
 type ctaKey struct {
-	device int
-	sm     uint32
-	grid   uint64
-	block  [3]uint32
+	sm    int // index in CoreDump.SMs
+	grid  uint64
+	block [3]uint32
 }
 
 func (p *dumpParser) problem(format string, args ...any) {
@@ -241,13 +298,15 @@ func (p *dumpParser) stringTable() []byte {
 	return nil
 }
 
-// table is one table section read as rows of at least minSize bytes.
+// table is one table section read as rows of at least min bytes (the 2015
+// layout; sh_entsize 0 means that size); row pads rows to read bytes.
 type table struct {
 	sec  *elfSection
 	data []byte
 	ent  int
 	n    int
 	min  int
+	read int
 }
 
 // minRowSizes are the smallest sh_entsize a table may have: the 2015 row
@@ -259,10 +318,12 @@ var minRowSizes = map[uint32]int{
 	shtCTATable: ctaRowSize, shtWPTable: warpRowSize, shtLNTable: laneRowSize - 8, shtModTable: modRowSize,
 }
 
-// tables returns the sections of type typ as tables. Rows are charged to
-// the dump's row budget (the file's size): section headers that name the
-// same bytes many times do not multiply them.
-func (p *dumpParser) tables(typ uint32, minSize int) []table {
+// tables returns the sections of type typ as tables of rows of at least
+// minSize bytes, read as readSize bytes (fields past a row's end are
+// zero). Rows are charged to the dump's row budget (the file's size):
+// section headers that name the same bytes many times do not multiply
+// them.
+func (p *dumpParser) tables(typ uint32, minSize, readSize int) []table {
 	var out []table
 	for i := range p.f.sections {
 		s := &p.f.sections[i]
@@ -287,7 +348,7 @@ func (p *dumpParser) tables(typ uint32, minSize int) []table {
 			continue
 		}
 		if n := p.chargeRows(s, len(data)/ent, ent); n > 0 {
-			out = append(out, table{sec: s, data: data, ent: ent, n: n, min: minSize})
+			out = append(out, table{sec: s, data: data, ent: ent, n: n, min: minSize, read: max(minSize, readSize)})
 		}
 	}
 	return out
@@ -308,15 +369,15 @@ func (p *dumpParser) chargeRows(s *elfSection, n, ent int) int {
 	return n
 }
 
-// row returns row i padded with zeros to the 2015 size: fields a shorter
-// (older) row lacks read as zero, fields a longer (newer) row adds are
-// ignored.
+// row returns row i padded with zeros to the bytes read: fields a shorter
+// (older) row lacks read as zero, fields a longer (newer) row adds past
+// them are ignored.
 func (t *table) row(i int) []byte {
 	r := t.data[i*t.ent : (i+1)*t.ent]
-	if len(r) >= t.min {
+	if len(r) >= t.read {
 		return r
 	}
-	pad := make([]byte, t.min)
+	pad := make([]byte, t.read)
 	copy(pad, r)
 	return pad
 }
@@ -324,7 +385,7 @@ func (t *table) row(i int) []byte {
 func (p *dumpParser) str(off uint64) string { return cString(p.strtab, off) }
 
 func (p *dumpParser) readDevices() {
-	for _, t := range p.tables(shtDevTable, devRowSize) {
+	for _, t := range p.tables(shtDevTable, devRowSize, devReadSize) {
 		for i := 0; i < t.n; i++ {
 			r := t.row(i)
 			p.d.Devices = append(p.d.Devices, Device{
@@ -334,8 +395,10 @@ func (p *dumpParser) readDevices() {
 				SMType: p.str(le.Uint64(r[16:])),
 				ID:     le.Uint32(r[24:]), PCIBusID: le.Uint32(r[28:]), PCIDevID: le.Uint32(r[32:]),
 				NumSMs: le.Uint32(r[36:]), WarpsPerSM: le.Uint32(r[40:]), LanesPerWarp: le.Uint32(r[44:]),
+				RegsPerLane: le.Uint32(r[48:]), PredicatesPerLane: le.Uint32(r[52:]),
 				SMMajor: le.Uint32(r[56:]), SMMinor: le.Uint32(r[60:]),
 				InstructionSize: le.Uint32(r[64:]), Status: le.Uint32(r[68:]),
+				UniformRegsPerWarp: le.Uint32(r[72:]), UniformPredicatesPerWarp: le.Uint32(r[76:]),
 			})
 		}
 	}
@@ -343,14 +406,14 @@ func (p *dumpParser) readDevices() {
 
 func (p *dumpParser) readContexts() {
 	ctxRows := map[[2]int]int{} // (section, row) → index in Contexts
-	for _, t := range p.tables(shtCtxTable, ctxRowSize) {
+	for _, t := range p.tables(shtCtxTable, ctxRowSize, 0) {
 		for i := 0; i < t.n; i++ {
 			r := t.row(i)
 			ctxRows[[2]int{t.sec.index, i}] = len(p.d.Contexts)
 			p.d.Contexts = append(p.d.Contexts, Context{ID: le.Uint64(r[0:]), Device: le.Uint32(r[32:]), HostTID: le.Uint32(r[36:])})
 		}
 	}
-	for _, t := range p.tables(shtModTable, modRowSize) {
+	for _, t := range p.tables(shtModTable, modRowSize, 0) {
 		ci, ok := ctxRows[[2]int{int(t.sec.Link), int(t.sec.Info)}]
 		if !ok {
 			p.problem("module table %s: no context row %d in section %d", t.sec.Name, t.sec.Info, t.sec.Link)
@@ -363,7 +426,7 @@ func (p *dumpParser) readContexts() {
 }
 
 func (p *dumpParser) readGrids() {
-	for _, t := range p.tables(shtGridTbl, gridRowSize) {
+	for _, t := range p.tables(shtGridTbl, gridRowSize, 0) {
 		dev := int(t.sec.Info)
 		if dev >= len(p.d.Devices) {
 			p.problem("grid table %s: no device row %d", t.sec.Name, dev)
@@ -378,68 +441,6 @@ func (p *dumpParser) readGrids() {
 				GridDim:  [3]uint32{le.Uint32(r[72:]), le.Uint32(r[76:]), le.Uint32(r[80:])},
 				BlockDim: [3]uint32{le.Uint32(r[84:]), le.Uint32(r[88:]), le.Uint32(r[92:])},
 				HostTID:  le.Uint32(r[100:]),
-			})
-		}
-	}
-}
-
-// readWarps walks SM → CTA → warp → lane tables through sh_link/sh_info.
-func (p *dumpParser) readWarps() {
-	smDevice := map[int]int{}
-	for _, t := range p.tables(shtSMTable, smRowSize) {
-		dev := int(t.sec.Info)
-		if dev >= len(p.d.Devices) {
-			p.problem("SM table %s: no device row %d", t.sec.Name, dev)
-			continue
-		}
-		smDevice[t.sec.index] = dev
-		for i := 0; i < t.n; i++ {
-			p.smRow[[2]int{t.sec.index, i}] = le.Uint32(t.row(i))
-		}
-	}
-	for _, t := range p.tables(shtCTATable, ctaRowSize) {
-		parent := [2]int{int(t.sec.Link), int(t.sec.Info)}
-		sm, ok := p.smRow[parent]
-		if !ok {
-			p.problem("CTA table %s: no SM row %d in section %d", t.sec.Name, t.sec.Info, t.sec.Link)
-			continue
-		}
-		for i := 0; i < t.n; i++ {
-			r := t.row(i)
-			p.ctaOf[[2]int{t.sec.index, i}] = ctaKey{device: smDevice[int(t.sec.Link)], sm: sm, grid: le.Uint64(r[0:]),
-				block: [3]uint32{le.Uint32(r[8:]), le.Uint32(r[12:]), le.Uint32(r[16:])}}
-		}
-	}
-	warpIndex := map[[2]int]int{}
-	for _, t := range p.tables(shtWPTable, warpRowSize) {
-		cta, ok := p.ctaOf[[2]int{int(t.sec.Link), int(t.sec.Info)}]
-		if !ok {
-			p.problem("warp table %s: no CTA row %d in section %d", t.sec.Name, t.sec.Info, t.sec.Link)
-			continue
-		}
-		for i := 0; i < t.n; i++ {
-			r := t.row(i)
-			warpIndex[[2]int{t.sec.index, i}] = len(p.d.Warps)
-			p.d.Warps = append(p.d.Warps, Warp{
-				Device: cta.device, SM: cta.sm, GridID: cta.grid, Block: cta.block,
-				ErrorPC: le.Uint64(r[0:]), WarpID: le.Uint32(r[8:]), ValidLanes: le.Uint32(r[12:]),
-				ActiveLanes: le.Uint32(r[16:]), Broken: le.Uint32(r[20:]) != 0, ErrorPCValid: le.Uint32(r[24:]) != 0,
-			})
-		}
-	}
-	for _, t := range p.tables(shtLNTable, laneRowSize) {
-		wi, ok := warpIndex[[2]int{int(t.sec.Link), int(t.sec.Info)}]
-		if !ok {
-			p.problem("lane table %s: no warp row %d in section %d", t.sec.Name, t.sec.Info, t.sec.Link)
-			continue
-		}
-		w := &p.d.Warps[wi]
-		for i := 0; i < t.n && i < 64; i++ {
-			r := t.row(i)
-			w.Lanes = append(w.Lanes, Lane{
-				PC: le.Uint64(r[0:]), Lane: le.Uint32(r[16:]),
-				Thread:    [3]uint32{le.Uint32(r[20:]), le.Uint32(r[24:]), le.Uint32(r[28:])},
-				Exception: Exception(le.Uint32(r[32:])), CallDepth: le.Uint32(r[36:]),
 			})
 		}
 	}
@@ -461,44 +462,6 @@ func (p *dumpParser) readImages() {
 		}
 		p.d.Images = append(p.d.Images, img)
 	}
-}
-
-// Fault is the first lane with an exception: where the GPU stopped.
-type Fault struct {
-	Warp      *Warp
-	Lane      *Lane
-	Grid      *Grid // nil when the grid table lacks the warp's grid
-	Exception Exception
-	PC        uint64 // the warp's errorPC when valid, else the lane's PC
-}
-
-// Fault returns the faulting lane (the first lane with an exception, or
-// a warp with a valid errorPC), or nil for a dump without an exception,
-// such as one triggered through CUDA_COREDUMP_PIPE on a hang.
-func (d *CoreDump) Fault() *Fault {
-	for wi := range d.Warps {
-		w := &d.Warps[wi]
-		for li := range w.Lanes {
-			l := &w.Lanes[li]
-			if l.Exception != 0 {
-				f := &Fault{Warp: w, Lane: l, Exception: l.Exception, PC: l.PC, Grid: d.Grid(w.Device, w.GridID)}
-				if w.ErrorPCValid {
-					f.PC = w.ErrorPC
-				}
-				return f
-			}
-		}
-	}
-	for wi := range d.Warps {
-		if w := &d.Warps[wi]; w.ErrorPCValid {
-			f := &Fault{Warp: w, PC: w.ErrorPC, Grid: d.Grid(w.Device, w.GridID)}
-			if len(w.Lanes) > 0 {
-				f.Lane = &w.Lanes[0]
-			}
-			return f
-		}
-	}
-	return nil
 }
 
 // Grid returns the grid with id on device dev, or nil.
@@ -524,5 +487,19 @@ func (d *CoreDump) Lookup(pc uint64) (Location, *Image, error) {
 		loc, err := img.Cubin.LookupAddress(pc)
 		return loc, img, err
 	}
-	return Location{}, nil, fmt.Errorf("no relocated ELF image in the dump holds %#x (was it written with skip_nonrelocated_elf_images only?)", pc)
+	relocated := 0
+	for i := range d.Images {
+		if d.Images[i].Relocated {
+			relocated++
+		}
+	}
+	switch {
+	case len(d.Images) == 0:
+		return Location{}, nil, fmt.Errorf("the dump holds no code image (cubin), so %#x has no function or line: "+
+			"the exception and the thread stand, the device frames are lost", pc)
+	case relocated == 0:
+		return Location{}, nil, fmt.Errorf("the dump holds no relocated code image, so %#x has no function or line "+
+			"(an unrelocated cubin has no device addresses)", pc)
+	}
+	return Location{}, nil, fmt.Errorf("no relocated ELF image in the dump holds %#x", pc)
 }

@@ -86,23 +86,27 @@ func TestSyntheticCoreDumps(t *testing.T) {
 			if len(d.Warps) != 2 || len(d.Warps[0].Lanes) != 32 {
 				t.Fatalf("warps: %d, lanes %d", len(d.Warps), len(d.Warps[0].Lanes))
 			}
-			f := d.Fault()
-			if f == nil {
-				t.Fatal("no fault")
+			f := selectedThread(t, d)
+			pc, _ := f.FaultPC()
+			if f.Exception.String() != "Warp Illegal Address" || f.Source != cuda.FromLane || pc != entry+0xc0 ||
+				f.Lane.Thread != [3]uint32{101, 0, 0} || f.Warp.Block != [3]uint32{2, 0, 0} || f.Warp.SM != 17 || f.Warp.WarpID != 3 {
+				t.Errorf("fault: %v pc %#x thread %v block %v sm %d warp %d", f.Exception, pc, f.Lane.Thread, f.Warp.Block, f.Warp.SM, f.Warp.WarpID)
 			}
-			if f.Exception.String() != "Warp Illegal Address" || f.PC != entry+0xc0 || f.Lane.Thread != [3]uint32{101, 0, 0} ||
-				f.Warp.Block != [3]uint32{2, 0, 0} || f.Warp.SM != 17 || f.Warp.WarpID != 3 {
-				t.Errorf("fault: %v pc %#x thread %v block %v sm %d warp %d", f.Exception, f.PC, f.Lane.Thread, f.Warp.Block, f.Warp.SM, f.Warp.WarpID)
+			// 64 lanes with register leaves (two warps of 32), one with the
+			// exception; the SM row of the 2015 layout records none.
+			if ts := d.Threads(); len(ts) != 64 {
+				t.Errorf("%d threads, want 64", len(ts))
 			}
 			// A row cut before attrHostTid reads it as zero.
 			wantTID := uint32(4242)
 			if rows.Grid != 0 && rows.Grid < cudacoretest.GridRow {
 				wantTID = 0
 			}
-			if f.Grid == nil || f.Grid.GridDim != [3]uint32{4, 1, 1} || f.Grid.BlockDim != [3]uint32{128, 1, 1} || f.Grid.HostTID != wantTID {
-				t.Fatalf("grid: %+v", f.Grid)
+			gr := d.Grid(f.Warp.Device, f.Warp.GridID)
+			if gr == nil || gr.GridDim != [3]uint32{4, 1, 1} || gr.BlockDim != [3]uint32{128, 1, 1} || gr.HostTID != wantTID {
+				t.Fatalf("grid: %+v", gr)
 			}
-			loc, img, err := d.Lookup(f.PC)
+			loc, img, err := d.Lookup(pc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,8 +149,10 @@ func TestHangDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := d.Fault(); f != nil {
-		t.Errorf("hang dump reports a fault: %+v", f)
+	for _, th := range d.Threads() {
+		if th.HasStop() {
+			t.Errorf("hang dump: thread %s stopped: %v", th.Name(), th.Exception)
+		}
 	}
 	loc, _, err := d.Lookup(d.Warps[0].Lanes[0].PC)
 	if err != nil {
@@ -156,6 +162,17 @@ func TestHangDump(t *testing.T) {
 	if got := levels(loc.Frames); got != "kernels.cu:35 <- kernels.cu:40" || loc.Frames[0].Function != "keep_waiting" {
 		t.Errorf("spin_kernel+0x50: %s (%s)", got, loc.Frames[0].Function)
 	}
+}
+
+// selectedThread is the thread a debugger stops on in d.
+func selectedThread(t *testing.T, d *cuda.CoreDump) *cuda.Thread {
+	t.Helper()
+	ts := d.Threads()
+	i := cuda.SelectThread(ts)
+	if i < 0 {
+		t.Fatal("no GPU thread")
+	}
+	return &ts[i]
 }
 
 func TestParseCoreDumpRejects(t *testing.T) {

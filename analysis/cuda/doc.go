@@ -46,6 +46,18 @@
 // wrong kind or a row it lacks, a container table with sh_entsize 0, or a
 // device table with no SM below it refuses the dump (HierarchyError); a
 // leaf running past the end of the file is skipped; a CTA whose grid has
-// no row keeps its lanes' state. (LLDB also makes threads only of lanes
-// with a register leaf; faultline's lanes are the lane table's rows.)
+// no row keeps its lanes' state.
+//
+// Threads are LLDB's (see Threads, which cites the test of each rule):
+// valid lanes with a per-lane leaf; a lane's exception is its own, else
+// its SM's when its warp's errorPC is valid; an SM whose warps all exited
+// but whose row (driver r555+) records an exception stands in as "device
+// D SM S (no kernel context)" with its errorPC as the only frame. The
+// crash model describes the thread LLDB selects, lists the threads, and
+// aggregates them as LLDB's `thread list` does. faultline differs from
+// LLDB where a dump has no per-lane leaf at all (every valid lane is a
+// thread), where no thread has a stop reason but an SM records an
+// exception (the exception is named, with a note), and in the faulting
+// thread's frames, which are the inline chain at the errorPC (the
+// faulting instruction) rather than at the lane's pc.
 package cuda

@@ -35,6 +35,7 @@ const (
 	KindGPUMisaligned     = "gpu-misaligned-address"
 	KindGPUAssert         = "gpu-assert"
 	KindGPUHang           = "gpu-hang"
+	KindGPUIllegalInstr   = "gpu-illegal-instruction"
 	KindHang              = "hang"
 	KindDeadlock          = "deadlock"
 	// KindBufferOverflow: an access past the bounds of a heap, stack or

@@ -39,13 +39,34 @@ type GPU struct {
 	SM   *int `json:"sm,omitempty"`
 	Warp *int `json:"warp,omitempty"`
 	Lane *int `json:"lane,omitempty"`
+	// ThreadName is the faulting thread's name in a GPU core dump as
+	// LLDB's nvgpu-core reader names it: "blockIdx(x=2 y=0 z=0)
+	// threadIdx(x=101 y=0 z=0)", or "device 0 SM 4 (no kernel context)"
+	// when StandIn.
+	ThreadName string `json:"threadName,omitempty"`
+	// StandIn says the fault is an SM-level exception whose warps had all
+	// exited before the dump was written: no block, thread, warp or lane
+	// is left, only the SM, its exception and its errorPC.
+	StandIn bool `json:"standIn,omitempty"`
 	// Exception is the CUDA exception as cuda-gdb names it ("Warp Illegal
 	// Address"), or the runtime's error for logs.
 	Exception string `json:"exception,omitempty"`
+	// ExceptionSource is the row of a GPU core dump the exception was read
+	// from: "lane" (the lane's own), "warp" (the SM's, which an active lane
+	// of a warp with a valid errorPC carries), "sm" (the SM's, on a
+	// stand-in).
+	ExceptionSource string `json:"exceptionSource,omitempty"`
 	// ErrorPC is the device address of the faulting instruction; Offset is
 	// the same as "section+0xOFF" within its cubin, as nvdisasm prints it.
 	ErrorPC string `json:"errorPC,omitempty"`
 	Offset  string `json:"offset,omitempty"`
+	// PC is the faulting thread's own pc (a lane's virtual PC), which an
+	// imprecise exception leaves past ErrorPC.
+	PC string `json:"pc,omitempty"`
+	// Registers are the faulting thread's SASS registers (PC, errorPC,
+	// R0.., RZ, P0..P7, UR0.., URZ, UP0..UP7) from a GPU core dump; a
+	// stand-in has PC and errorPC only.
+	Registers map[string]string `json:"registers,omitempty"`
 	// Address is the memory address the faulting access used, when known
 	// (compute-sanitizer and ROCm's memory-fault message print it).
 	Address string `json:"address,omitempty"`
@@ -73,6 +94,67 @@ type GPU struct {
 	// Notes are caveats a reader must know, such as that an asynchronous
 	// error may name a later kernel than the faulting one.
 	Notes []string `json:"notes,omitempty"`
+	// ThreadCount is the number of GPU threads of a GPU core dump; Threads
+	// lists them (those with a stop reason first, at most
+	// MaxListedGPUThreads) and ThreadRows aggregates them all by stop
+	// reason and place, as LLDB's `thread list` does.
+	ThreadCount       int            `json:"threadCount,omitempty"`
+	Threads           []GPUThread    `json:"threads,omitempty"`
+	ThreadRows        []GPUThreadRow `json:"threadRows,omitempty"`
+	ThreadRowsOmitted int            `json:"threadRowsOmitted,omitempty"`
+}
+
+// MaxListedGPUThreads bounds GPU.Threads: a full H100 holds 270,336 lanes.
+const MaxListedGPUThreads = 128
+
+// GPUThread is one thread of a GPU core dump: a lane, or the stand-in of
+// an SM whose exception outlived its warps.
+type GPUThread struct {
+	Name    string `json:"name"` // as ThreadName
+	StandIn bool   `json:"standIn,omitempty"`
+	Device  int    `json:"device"`
+	SM      int    `json:"sm"`
+	Warp    *int   `json:"warp,omitempty"`
+	Lane    *int   `json:"lane,omitempty"`
+	Block   *Dim3  `json:"block,omitempty"`
+	Thread  *Dim3  `json:"thread,omitempty"`
+	// PC is the thread's frame 0 (a stand-in's is its SM's errorPC, 0x0
+	// when the SM recorded none); ErrorPC is its warp's valid errorPC.
+	PC      string `json:"pc"`
+	ErrorPC string `json:"errorPC,omitempty"`
+	// StopReason is the stop as LLDB describes it, "CUDA Exception: Warp
+	// Illegal Address" or "trap"; "" for a thread that just ran.
+	StopReason      string `json:"stopReason,omitempty"`
+	Exception       string `json:"exception,omitempty"`
+	ExceptionSource string `json:"exceptionSource,omitempty"`
+	// Function is the innermost function at PC, when a code image holds it.
+	Function string `json:"function,omitempty"`
+	// Selected marks the thread the GPU section describes.
+	Selected bool `json:"selected,omitempty"`
+	// Frames are the inline levels at PC, innermost first.
+	Frames []Frame `json:"frames,omitempty"`
+}
+
+// GPUThreadRow is one row of the aggregated GPU thread list: threads with
+// the same stop reason at the same place. Stand-ins and lanes never share
+// a row; a row of several stand-ins is labelled "no kernel context".
+type GPUThreadRow struct {
+	Count      int    `json:"count"`
+	Label      string `json:"label"`
+	StandIn    bool   `json:"standIn,omitempty"`
+	StopReason string `json:"stopReason,omitempty"`
+	Function   string `json:"function,omitempty"`
+	PC         string `json:"pc"`
+}
+
+// String is the row as LLDB's `thread list` prints it: "3 thread(s): no
+// kernel context, stop reason = CUDA Exception: Device Illegal Address".
+func (r GPUThreadRow) String() string {
+	s := fmt.Sprintf("%d thread(s): %s", r.Count, r.Label)
+	if r.StopReason != "" {
+		s += ", stop reason = " + r.StopReason
+	}
+	return s
 }
 
 // GPUAccess is a faulting memory access.
@@ -132,9 +214,13 @@ func (g *GPU) InlineLevels() []InlineLevel {
 
 // ThreadDescription names the faulting thread the vendor's way: "block
 // (17,0,0), thread (3,0,0), SM 4, warp 2, lane 3" for NVIDIA, "work-group
-// (17,0,0), work-item (3,0,0), wave 1:1:1:1, lane 3" for AMD; "" when
-// nothing is known.
+// (17,0,0), work-item (3,0,0), wave 1:1:1:1, lane 3" for AMD, "device 0
+// SM 4 (no kernel context)" for an SM-level stand-in; "" when nothing is
+// known.
 func (g *GPU) ThreadDescription() string {
+	if g.StandIn {
+		return g.ThreadName
+	}
 	var parts []string
 	block, thread := "block", "thread"
 	if g.Vendor == "amd" {
