@@ -130,8 +130,9 @@ func findVar(t *testing.T, vs []godap.Variable, name string) godap.Variable {
 	return godap.Variable{}
 }
 
-// TestGPUCore: a GPU core dump's faulting lane is a thread, listed first,
-// with its inline chain as frames, innermost first.
+// TestGPUCore: a GPU core dump's faulting lane is a thread, listed first
+// and named as LLDB names it, with its inline chain as frames, innermost
+// first, and its registers; the dump's other lanes follow.
 func TestGPUCore(t *testing.T) {
 	core, err := filepath.Abs("../testdata/cuda/cores/illegal_address.sm_80.nvcudmp.gz")
 	if err != nil {
@@ -148,8 +149,10 @@ func TestGPUCore(t *testing.T) {
 	c := newTestClient(t)
 	stop := c.launch(map[string]any{"coreFile": core})
 	threads := c.ok("threads", nil).(*godap.ThreadsResponse).Body.Threads
-	if stop.Body.ThreadId != gpuThreadID || threads[0].Id != gpuThreadID || !strings.Contains(threads[0].Name, g.Kernel) {
-		t.Fatalf("stop on %d, threads %+v: want the GPU lane (%d) first, named with kernel %s", stop.Body.ThreadId, threads, gpuThreadID, g.Kernel)
+	if stop.Body.ThreadId != gpuThreadID || threads[0].Id != gpuThreadID || len(threads) != g.ThreadCount ||
+		threads[0].Name != "blockIdx(x=2 y=0 z=0) threadIdx(x=101 y=0 z=0): fl::load_global<int> (Warp Illegal Address)" {
+		t.Fatalf("stop on %d, threads %+v: want the %d GPU lanes, the faulting one (%d) first, named as LLDB names it",
+			stop.Body.ThreadId, threads, g.ThreadCount, gpuThreadID)
 	}
 	st := c.ok("stackTrace", map[string]any{"threadId": gpuThreadID}).(*godap.StackTraceResponse).Body
 	if st.TotalFrames != len(g.Frames) {
@@ -164,6 +167,13 @@ func TestGPUCore(t *testing.T) {
 	vars := c.ok("variables", map[string]any{"variablesReference": scopes[0].VariablesReference}).(*godap.VariablesResponse).Body.Variables
 	if len(vars) != 0 {
 		t.Errorf("GPU frame variables = %+v, want none (no device memory values)", vars)
+	}
+	if len(scopes) != 3 || scopes[2].Name != "Registers" {
+		t.Fatalf("scopes %+v, want the lane's registers", scopes)
+	}
+	regs := c.ok("variables", map[string]any{"variablesReference": scopes[2].VariablesReference}).(*godap.VariablesResponse).Body.Variables
+	if v := findVar(t, regs, "errorPC"); v.Value != g.ErrorPC {
+		t.Errorf("errorPC register %q, want %s", v.Value, g.ErrorPC)
 	}
 	c.ok("disconnect", nil)
 }

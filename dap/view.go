@@ -3,13 +3,16 @@ package dap
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/sourcelookup"
 )
 
-// gpuThreadID is the DAP thread id of a GPU dump's faulting lane: LWPs are
-// below 2^22 (PID_MAX_LIMIT), so it cannot collide with a host thread.
+// gpuThreadID is the DAP thread id of the GPU's faulting thread, and
+// gpuThreadID+1.. those of the other threads of a GPU core dump: LWPs are
+// below 2^22 (PID_MAX_LIMIT), so they cannot collide with a host thread.
 const gpuThreadID = 1 << 30
 
 // crashView is a launched dump as the adapter shows it: its threads in
@@ -28,7 +31,7 @@ type crashView struct {
 	sources sourceRefs
 }
 
-// dthread is one DAP thread: a host thread (LWP) or the GPU's faulting lane.
+// dthread is one DAP thread: a host thread (LWP) or a GPU thread.
 type dthread struct {
 	id      int
 	name    string
@@ -40,7 +43,9 @@ type dthread struct {
 func newCrashView(sess *analysis.Session, res *sourcelookup.Resolver, exe string) *crashView {
 	c := sess.Crash
 	v := &crashView{sess: sess, crash: c, res: res, exe: exe}
-	if g := c.GPU; g != nil && len(g.Frames) > 0 {
+	if g := c.GPU; g != nil && len(g.Threads) > 0 {
+		v.threads = gpuThreads(g)
+	} else if g != nil && len(g.Frames) > 0 {
 		v.threads = append(v.threads, dthread{id: gpuThreadID, name: gpuThreadName(g), crashed: true, frames: g.Frames})
 	}
 	var rest []dthread
@@ -83,6 +88,76 @@ func threadName(t analysis.Thread) string {
 		return name + ": " + t.Frames[0].Function
 	}
 	return name
+}
+
+// gpuThreads are the threads of a GPU core dump, the faulting one first
+// (with the inline chain at the faulting instruction and its registers),
+// the others in the dump's order (the chain at their pc). Each is named as
+// LLDB names it — "blockIdx(x=2 y=0 z=0) threadIdx(x=101 y=0 z=0)", or
+// "device 0 SM 4 (no kernel context)" for an SM-level exception whose
+// warps had exited — then its function and exception.
+func gpuThreads(g *analysis.GPU) []dthread {
+	var sel []dthread
+	var rest []dthread
+	for i := range g.Threads {
+		t := &g.Threads[i]
+		frames := t.Frames
+		if t.Selected && len(g.Frames) > 0 {
+			frames = g.Frames
+		}
+		if len(frames) == 0 {
+			// No code image holds the pc: the frame is the pc alone.
+			frames = []analysis.Frame{{PC: t.PC, Addr: parseHex(t.PC), Trust: analysis.TrustContext}}
+		}
+		if t.Selected {
+			frames = withRegisters(frames, g.Registers)
+		}
+		dt := dthread{id: gpuThreadID + 1 + i, name: gpuCoreThreadName(t, frames), crashed: t.Selected, frames: frames}
+		if t.Selected {
+			dt.id = gpuThreadID
+			sel = append(sel, dt)
+		} else {
+			rest = append(rest, dt)
+		}
+	}
+	return append(sel, rest...)
+}
+
+// gpuCoreThreadName is "NAME: FUNCTION (EXCEPTION)".
+func gpuCoreThreadName(t *analysis.GPUThread, frames []analysis.Frame) string {
+	name := t.Name
+	if fn := frames[0].Function; fn != "" {
+		name += ": " + fn
+	}
+	switch {
+	case t.Exception != "":
+		name += " (" + t.Exception + ")"
+	case t.StopReason != "":
+		name += " (" + t.StopReason + ")"
+	}
+	return name
+}
+
+// withRegisters is a copy of frames whose levels carry the registers (the
+// Registers scope of every inline level of the one physical frame).
+func withRegisters(frames []analysis.Frame, regs map[string]string) []analysis.Frame {
+	if len(regs) == 0 {
+		return frames
+	}
+	m := make(map[string]uint64, len(regs))
+	for n, v := range regs {
+		m[n] = parseHex(v)
+	}
+	out := append([]analysis.Frame(nil), frames...)
+	for i := range out {
+		out[i].Regs = m
+	}
+	return out
+}
+
+func parseHex(s string) uint64 {
+	v, _ := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+	return v
 }
 
 func gpuThreadName(g *analysis.GPU) string {

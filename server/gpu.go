@@ -85,8 +85,11 @@ func gpuSummary(c *analysis.Crash) string {
 	}
 	g := c.GPU
 	s := gpuException(g) + " in " + kernelName(g)
-	if g.Block != nil && g.Thread != nil {
+	switch {
+	case g.Block != nil && g.Thread != nil:
 		s += fmt.Sprintf(" — block %s thread %s", g.Block, g.Thread)
+	case g.StandIn:
+		s += " — " + g.ThreadName
 	}
 	return s
 }
@@ -214,6 +217,9 @@ func (v *view) gpuHoverMarkdown(idx []int) string {
 	if g.SM != nil && g.Warp != nil && g.Lane != nil {
 		where = append(where, fmt.Sprintf("SM %d warp %d lane %d", *g.SM, *g.Warp, *g.Lane))
 	}
+	if g.StandIn {
+		where = append(where, "thread `"+g.ThreadName+"`: the SM recorded the exception after its warps exited")
+	}
 	if len(where) > 0 {
 		b.WriteString(strings.Join(where, " · ") + "\n\n")
 	}
@@ -300,6 +306,11 @@ func (v *view) gpuInfo() *GPUInfo {
 		Summary: gpuSummary(v.crash), Frames: make([]FrameInfo, 0, len(g.Frames))}
 	if g.Block != nil && g.Thread != nil {
 		info.Block, info.Thread = g.Block.String(), g.Thread.String()
+	}
+	info.ThreadName, info.StandIn, info.ThreadCount = g.ThreadName, g.StandIn, g.ThreadCount
+	for _, t := range g.Threads {
+		info.Threads = append(info.Threads, GPUThreadInfo{Name: t.Name, StandIn: t.StandIn, StopReason: t.StopReason,
+			Function: t.Function, PC: t.PC, Selected: t.Selected})
 	}
 	placed := map[int]string{}
 	for _, gs := range v.gpu {

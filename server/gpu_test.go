@@ -184,15 +184,7 @@ func TestGPUCoreInlineLevels(t *testing.T) {
 	}
 
 	// faultline/threads carries the chain for tree views.
-	raw, err := e.Server.Request(e.ctx, server.MethodThreads, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(raw)
-	var threads server.ThreadsResult
-	if err := json.Unmarshal(b, &threads); err != nil {
-		t.Fatal(err)
-	}
+	threads, b := requestThreads(t, e)
 	if threads.GPU == nil || threads.GPU.Kernel != "crash_kernel" || len(threads.GPU.Frames) != 5 ||
 		threads.GPU.Frames[0].URI != string(access) || !threads.GPU.Frames[0].Culprit {
 		t.Errorf("faultline/threads = %s", b)

@@ -38,6 +38,26 @@ type GPUInfo struct {
 	Thread    string      `json:"thread,omitempty"`
 	Summary   string      `json:"summary"`
 	Frames    []FrameInfo `json:"frames"`
+	// ThreadName names the faulting thread of a GPU core dump as LLDB
+	// does: "blockIdx(x=2 y=0 z=0) threadIdx(x=101 y=0 z=0)", or "device 0
+	// SM 4 (no kernel context)" when StandIn (an SM-level exception whose
+	// warps had exited: no block, thread or lane).
+	ThreadName string `json:"threadName,omitempty"`
+	StandIn    bool   `json:"standIn,omitempty"`
+	// Threads are the dump's GPU threads (at most
+	// model.MaxListedGPUThreads; ThreadCount counts them all).
+	Threads     []GPUThreadInfo `json:"threads,omitempty"`
+	ThreadCount int             `json:"threadCount,omitempty"`
+}
+
+// GPUThreadInfo is one GPU thread of GPUInfo.
+type GPUThreadInfo struct {
+	Name       string `json:"name"`
+	StandIn    bool   `json:"standIn,omitempty"`
+	StopReason string `json:"stopReason,omitempty"`
+	Function   string `json:"function,omitempty"`
+	PC         string `json:"pc"`
+	Selected   bool   `json:"selected,omitempty"`
 }
 
 // ThreadInfo is one thread of ThreadsResult.

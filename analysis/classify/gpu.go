@@ -41,6 +41,9 @@ func isPackageFrame(f model.Frame) bool {
 func gpuKind(g *model.GPU) string {
 	text := strings.ToLower(strings.Join([]string{g.Exception, g.Reason}, " "))
 	switch {
+	case strings.Contains(text, "illegal instruction") || strings.Contains(text, "invalid pc") ||
+		strings.Contains(text, "misaligned pc") || strings.Contains(text, "pc overflow"):
+		return model.KindGPUIllegalInstr
 	case strings.Contains(text, "misaligned"):
 		return model.KindGPUMisaligned
 	case strings.Contains(text, "assert"):

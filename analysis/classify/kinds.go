@@ -60,6 +60,8 @@ var Kinds = []Kind{
 		at("Read the device assertion at %s and find which launch input broke it.")},
 	{model.KindGPUHang, "a GPU kernel stopped making progress (a watchdog or timeout ended it)",
 		fixed("Look for a loop or barrier the waiting threads cannot leave (a __syncthreads() in divergent code, a spin on a flag no one sets).")},
+	{model.KindGPUIllegalInstr, "a GPU kernel reached an instruction or pc the SM refused: a __trap(), a bad jump target, code for another architecture",
+		at("Find how the warp reached %s: a __trap() or asm(\"trap;\") on the path, a call through a corrupted function pointer, or a cubin built for another sm_XX than the device.")},
 	{model.KindHang, "no fatal signal: a live process dumped (gcore, a watchdog), not in a lock cycle",
 		fixed("Look at the running threads' stacks for a busy loop and at the waiting ones for a lost wake-up.")},
 	{model.KindDeadlock, "threads wait on each other's mutexes in a cycle",
@@ -123,6 +125,10 @@ func gpuAddressSteps(c *model.Crash, where string) []string {
 		if al.Size == 0 {
 			s += " (an empty buffer: a zero-size launch input)"
 		}
+	}
+	if c.GPU != nil && c.GPU.StandIn {
+		// An SM-level exception whose warps had exited: no indices left.
+		return []string{s + "; the dump keeps no block or thread of this fault (its warps had exited), so rerun under compute-sanitizer to catch the access with its thread."}
 	}
 	return []string{s + "; the block/thread indices above give the index's inputs."}
 }

@@ -32,6 +32,7 @@ func writeGPUMarkdown(p *printer, c *model.Crash, determinism, h string) {
 
 	p.f("%s# Device call chain\n\n", h)
 	deviceChain(p, g)
+	gpuThreadRows(p, g, h)
 	p.f("%s# Host launch stack\n\n", h)
 	if t := c.CrashingThread(); t != nil && len(t.Frames) > 0 {
 		callChain(p, c, *t, cls.CulpritFrame)
@@ -141,6 +142,47 @@ func deviceChain(p *printer, g *model.GPU) {
 	p.f("\n")
 }
 
+// gpuThreadRows lists a GPU core dump's threads as LLDB's `thread list`
+// aggregates them: one row per stop reason and place, stand-ins for an
+// SM-level exception by their name ("device 0 SM 4 (no kernel context)")
+// or, several at one place, as "no kernel context".
+func gpuThreadRows(p *printer, g *model.GPU, h string) {
+	if len(g.ThreadRows) == 0 {
+		return
+	}
+	stopped := 0
+	for _, t := range g.Threads {
+		if t.StopReason != "" {
+			stopped++
+		}
+	}
+	p.f("%s# GPU threads\n\n", h)
+	p.f("%d %s in the dump", g.ThreadCount, plural(g.ThreadCount, "thread", "threads"))
+	if len(g.Threads) == g.ThreadCount {
+		p.f(", %d with a stop reason", stopped)
+	}
+	p.f("; threads at the same pc with the same stop reason share a row.\n\n")
+	p.f("| Threads | Thread | Stop reason | Function | pc |\n|---|---|---|---|---|\n")
+	for _, r := range g.ThreadRows {
+		fn := "-"
+		if r.Function != "" {
+			fn = "`" + escapeCell(r.Function) + "`"
+		}
+		p.f("| %d | %s | %s | %s | %s |\n", r.Count, escapeCell(r.Label), escapeCell(orDefault(r.StopReason, "-")), fn, r.PC)
+	}
+	if g.ThreadRowsOmitted > 0 {
+		p.f("\n%d more threads at other places are not listed.\n", g.ThreadRowsOmitted)
+	}
+	p.f("\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // gpuText is the GPU part of the terminal report: the signal, kernel,
 // faulting thread and the device inline chain, innermost first.
 func gpuText(p *printer, g *model.GPU) {
@@ -160,5 +202,11 @@ func gpuText(p *printer, g *model.GPU) {
 			inl = " [inlined]"
 		}
 		p.f("  device #%d %s at %s:%d%s\n", i, orDefault(f.Function, "??"), f.File, f.Line, inl)
+	}
+	if len(g.ThreadRows) > 0 {
+		p.f("gpu threads: %d\n", g.ThreadCount)
+		for _, r := range g.ThreadRows {
+			p.f("  %s\n", r)
+		}
 	}
 }
