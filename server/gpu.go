@@ -208,8 +208,8 @@ func (v *view) gpuHoverMarkdown(idx []int) string {
 	if g.Device != "" || g.Arch != "" {
 		where = append(where, strings.TrimSpace(g.Device+" "+parenthesize(g.Arch)))
 	}
-	if g.GridDim != nil && g.BlockDim != nil {
-		where = append(where, fmt.Sprintf("launch <<<%s, %s>>>", g.GridDim, g.BlockDim))
+	if l := g.Launch(); l != "" {
+		where = append(where, "launch "+l)
 	}
 	if g.Block != nil && g.Thread != nil {
 		where = append(where, fmt.Sprintf("block %s thread %s", g.Block, g.Thread))

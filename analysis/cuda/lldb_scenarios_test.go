@@ -67,7 +67,7 @@ func TestMissingGridRowKeepsLaneState(t *testing.T) {
 	g := c.GPU
 	if g.Exception != "Warp Illegal Address" || g.ErrorPC == "" || g.Block.String() != "(2,0,0)" ||
 		g.Thread.String() != "(101,0,0)" || g.GridDim.String() != "(0,0,0)" || g.BlockDim.String() != "(0,0,0)" ||
-		g.Kernel != "crash_kernel" || len(g.Frames) != 5 {
+		g.Kernel != "crash_kernel" || len(g.Frames) != 5 || g.Launch() != "" {
 		t.Fatalf("gpu %+v", g)
 	}
 }

@@ -183,6 +183,16 @@ type Dim3 struct {
 
 func (d Dim3) String() string { return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z) }
 
+// Launch is "<<<grid, block>>>", "" when the dimensions are not known
+// (absent, or zero: a GPU core dump whose grid table has no row for the
+// faulting CTA's grid reads them as zero).
+func (g *GPU) Launch() string {
+	if g.GridDim == nil || g.BlockDim == nil || *g.GridDim == (Dim3{}) || *g.BlockDim == (Dim3{}) {
+		return ""
+	}
+	return fmt.Sprintf("<<<%s, %s>>>", g.GridDim, g.BlockDim)
+}
+
 // InlineLevel is one level of the GPU fault's inline chain as an editor
 // shows it: a diagnostic on its line with the whole chain as related
 // information, and a lens "inline level K of N in KERNEL".

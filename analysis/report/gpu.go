@@ -89,8 +89,8 @@ func gpuKernelLine(g *model.GPU) string {
 			on = append(on, v)
 		}
 	}
-	if g.GridDim != nil && g.BlockDim != nil {
-		on = append(on, fmt.Sprintf("launched <<<%s, %s>>>", g.GridDim, g.BlockDim))
+	if l := g.Launch(); l != "" {
+		on = append(on, "launched "+l)
 	}
 	if len(on) > 0 {
 		s += " (" + strings.Join(on, ", ") + ")"
