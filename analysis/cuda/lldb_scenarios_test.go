@@ -10,6 +10,8 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis/cuda"
 	"github.com/faultline-dev/faultline/analysis/cuda/cudacoretest"
+	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // TestLLDBScenarios reads the core of every test method of LLDB's
@@ -95,4 +97,42 @@ func readCubin(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestManyThreadsStayBounded: 20,000 SMs that each stand in for an
+// exception at one site, and 20,000 lanes at distinct pcs, read within the
+// fuzz budget: the model lists at most MaxListedGPUThreads threads and
+// aggregates the rest into bounded rows.
+func TestManyThreadsStayBounded(t *testing.T) {
+	fx, err := cudacoretest.NewFixture(filepath.Join(testdataDir, "cubins"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &cudacoretest.Device{NumSMs: 20000, RegsPerLane: 4}
+	for i := uint32(0); i < 20000; i++ {
+		sm := &cudacoretest.SM{ID: i, Exception: 10, ErrorPC: fx.ErrorPC, ErrorPCValid: true}
+		if i%2 == 1 { // a lane at its own pc: no stand-in, a row of its own
+			w := &cudacoretest.Warp{Valid: 1, Active: 1, Lanes: []*cudacoretest.Lane{{PC: fx.LanePC + uint64(i)*16, Regs: []uint32{i}}}}
+			sm.CTAs = []*cudacoretest.CTA{{GridID: 1, Block: [3]uint32{i, 0, 0}, Warps: []*cudacoretest.Warp{w}}}
+		}
+		dev.SMs = append(dev.SMs, sm)
+	}
+	core, err := (&cudacoretest.Core{Devices: []*cudacoretest.Device{dev}, Images: []cudacoretest.Image{{Data: fx.Relocated, Relocated: true}}}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g *model.GPU
+	fuzzbudget.Check(t, len(core), fuzzbudget.Default, func() {
+		c, err := cuda.ReadCrash("many.nvcudmp", bytes.NewReader(core))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g = c.GPU
+	})
+	if g.ThreadCount != 20000 || len(g.Threads) != model.MaxListedGPUThreads || len(g.ThreadRows) != 64 ||
+		g.ThreadRows[0].String() != "10000 thread(s): no kernel context, stop reason = CUDA Exception: Device Illegal Address" ||
+		g.ThreadRowsOmitted == 0 {
+		t.Fatalf("%d threads, %d listed, %d rows (%d omitted), first %v", g.ThreadCount, len(g.Threads), len(g.ThreadRows),
+			g.ThreadRowsOmitted, g.ThreadRows[0])
+	}
 }
