@@ -65,25 +65,33 @@ func lookupPath(vals []analysis.Value, expr string) (analysis.Value, error) {
 	for i, st := range steps {
 		ok := false
 		for _, x := range cur {
-			if x.Name == st {
+			if x.Name == st.name {
 				found, ok = x, true
 				break
 			}
 		}
 		if !ok {
 			if i == 0 {
-				return analysis.Value{}, fmt.Errorf("no symbol %q in this frame", st)
+				return analysis.Value{}, fmt.Errorf("no symbol %q in this frame", st.name)
 			}
-			return analysis.Value{}, fmt.Errorf("%s has no member or element %s (of those read from the dump)", strings.Join(steps[:i], ""), st)
+			// The expression as written up to here: "head->next", not "headnext".
+			return analysis.Value{}, fmt.Errorf("%s has no member or element %s (of those read from the dump)", expr[:steps[i-1].end], st.name)
 		}
 		cur = found.Members
 	}
 	return found, nil
 }
 
+// pathStep is one name or element of an expression, and where it ends
+// in the expression.
+type pathStep struct {
+	name string
+	end  int
+}
+
 // splitPath splits "a->b.c[2]" into "a", "b", "c", "[2]".
-func splitPath(expr string) ([]string, error) {
-	var out []string
+func splitPath(expr string) ([]pathStep, error) {
+	var out []pathStep
 	rest := expr
 	for rest != "" {
 		switch {
@@ -100,8 +108,8 @@ func splitPath(expr string) ([]string, error) {
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("index %q in %q is not a non-negative integer", rest[1:end], expr)
 			}
-			out = append(out, "["+strconv.Itoa(n)+"]")
 			rest = rest[end+1:]
+			out = append(out, pathStep{"[" + strconv.Itoa(n) + "]", len(expr) - len(rest)})
 			continue
 		}
 		n := 0
@@ -114,8 +122,9 @@ func splitPath(expr string) ([]string, error) {
 		if n == 0 {
 			return nil, fmt.Errorf("cannot evaluate %q: only variable names, members (a.b, p->b), elements (a[3]) and registers ($rax)", expr)
 		}
-		out = append(out, rest[:n])
+		name := rest[:n]
 		rest = rest[n:]
+		out = append(out, pathStep{name, len(expr) - len(rest)})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("empty expression")

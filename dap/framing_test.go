@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 func TestFrameReader(t *testing.T) {
@@ -46,17 +48,19 @@ func FuzzFrames(f *testing.F) {
 	f.Add([]byte("Content-Length: 5\r\n\r\n{\"se"))
 	f.Add([]byte("\n\n\nContent-Length:0\n\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fr := newFrameReader(bytes.NewReader(b))
-		for range 10_000 {
-			body, err := fr.next()
-			if err != nil {
-				return
+		fuzzbudget.Check(t, len(b), fuzzbudget.Default, func() {
+			fr := newFrameReader(bytes.NewReader(b))
+			for range 10_000 {
+				body, err := fr.next()
+				if err != nil {
+					return
+				}
+				if len(body) > maxMessage {
+					t.Fatalf("body of %d bytes", len(body))
+				}
+				parseEnvelope(body)
 			}
-			if len(body) > maxMessage {
-				t.Fatalf("body of %d bytes", len(body))
-			}
-			parseEnvelope(body)
-		}
-		t.Fatal("10000 messages from a finite input")
+			t.Fatal("10000 messages from a finite input")
+		})
 	})
 }

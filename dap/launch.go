@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/regular"
 	"github.com/faultline-dev/faultline/sourcelookup"
 )
 
@@ -87,8 +88,10 @@ func (s *Server) open(args LaunchArgs) (*crashView, error) {
 	core, program, sysroot := absIn(args.CoreFile), absIn(args.Program), absIn(args.Sysroot)
 	if fi, err := os.Stat(core); err != nil {
 		return nil, fmt.Errorf("cannot read coreFile: %w", err)
-	} else if fi.IsDir() {
-		return nil, fmt.Errorf("coreFile %s is a directory, not a dump", core)
+	} else if !fi.Mode().IsRegular() {
+		// A FIFO would block the open, a device never end; the open below
+		// checks the opened file again (regular.Open).
+		return nil, fmt.Errorf("coreFile %s is %s, not a regular file", core, regular.Kind(fi.Mode()))
 	}
 	if program != "" && !sourcelookup.IsFile(program) {
 		return nil, fmt.Errorf("program %s does not exist", program)

@@ -43,29 +43,48 @@ func New(opts Options) *Server {
 	return &Server{log: opts.Logger, opts: opts}
 }
 
+// maxQueued bounds the requests read while one is being handled.
+const maxQueued = 1024
+
 // Serve answers requests from r on w until a disconnect request, the end
-// of r, or ctx ends. It closes the dump before it returns.
+// of r, or ctx ends. Requests are handled one at a time, in order, on a
+// worker goroutine, while r keeps being read: the end of r ends Serve at
+// once, even in the middle of a launch (which the worker finishes and
+// then closes). Otherwise the dump is closed before Serve returns.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.w = w
-	defer s.close()
 	msgs := make(chan []byte)
 	errc := make(chan error, 1)
+	go readFrames(ctx, r, msgs, errc)
+	work := make(chan []byte)
+	finished := make(chan bool, 1) // after each request: whether it ended the session
+	workerDone := make(chan struct{})
 	go func() {
-		fr := newFrameReader(r)
-		for {
-			body, err := fr.next()
-			if err != nil {
-				errc <- err
-				return
-			}
-			select {
-			case msgs <- body:
-			case <-ctx.Done():
-				return
-			}
+		defer close(workerDone)
+		defer s.close()
+		for body := range work {
+			s.dispatch(body)
+			finished <- s.done
 		}
 	}()
-	for !s.done {
+	busy := false
+	defer func() {
+		close(work)
+		if !busy {
+			<-workerDone
+		}
+	}()
+	var queue [][]byte
+	for {
+		var next chan<- []byte
+		var head []byte
+		if !busy && len(queue) > 0 {
+			next, head = work, queue[0]
+		}
+		in := msgs
+		if len(queue) >= maxQueued {
+			in = nil
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -74,11 +93,34 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 				return nil
 			}
 			return err
-		case body := <-msgs:
-			s.dispatch(body)
+		case body := <-in:
+			queue = append(queue, body)
+		case next <- head:
+			queue, busy = queue[1:], true
+		case done := <-finished:
+			busy = false
+			if done {
+				return nil
+			}
 		}
 	}
-	return nil
+}
+
+// readFrames reads frames from r onto msgs until an error, sent on errc.
+func readFrames(ctx context.Context, r io.Reader, msgs chan<- []byte, errc chan<- error) {
+	fr := newFrameReader(r)
+	for {
+		body, err := fr.next()
+		if err != nil {
+			errc <- err
+			return
+		}
+		select {
+		case msgs <- body:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // dispatch decodes one message and handles it. A request that does not

@@ -2,12 +2,12 @@ package dap
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 
 	godap "github.com/google/go-dap"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/regular"
 	"github.com/faultline-dev/faultline/framedoc"
 )
 
@@ -45,7 +45,7 @@ func (r *sourceRefs) forFile(path string) int {
 		r.byFile = map[string]int{}
 	}
 	text := ""
-	if f, err := os.Open(path); err == nil {
+	if f, _, err := regular.Open(path); err == nil { // a path from DWARF: never a FIFO or a device
 		b, _ := io.ReadAll(io.LimitReader(f, maxFileDoc))
 		f.Close()
 		text = string(b)

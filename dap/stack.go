@@ -28,7 +28,7 @@ func (s *Server) onStackTrace(r *godap.StackTraceRequest) {
 	}
 	start := min(max(r.Arguments.StartFrame, 0), len(t.frames))
 	end := len(t.frames)
-	if n := r.Arguments.Levels; n > 0 && start+n < end {
+	if n := r.Arguments.Levels; n > 0 && n < end-start { // not start+n: levels near 2^63 would overflow
 		end = start + n
 	}
 	frames := make([]godap.StackFrame, 0, end-start)

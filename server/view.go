@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // maxSourceBytes caps how much of a source file is read to compute ranges.
@@ -195,7 +195,7 @@ func (v *view) endOfLine(s site) protocol.Position {
 type sourceFile struct{ lines [][]byte }
 
 func readSource(path string) *sourceFile {
-	f, err := os.Open(filepath.Clean(path))
+	f, _, err := regular.Open(filepath.Clean(path)) // a path from DWARF: never a FIFO or a device
 	if err != nil {
 		return &sourceFile{}
 	}

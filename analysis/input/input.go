@@ -7,9 +7,12 @@ package input
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // HeadSize is how much of the (decompressed) dump Head holds: enough to
@@ -42,11 +45,14 @@ type Input struct {
 func Open(path string) (*Input, error) {
 	src := os.Stdin
 	if path != Stdin {
-		if _, err := os.Stat(path); err != nil {
-			return nil, err
-		}
-		f, err := os.Open(path)
-		if err != nil {
+		// Regular files only, opened without blocking: a FIFO, a device or
+		// /dev/stdin named as the dump would hang the servers or read their
+		// protocol stream. A stream is read from standard input ("-").
+		f, _, err := regular.Open(path)
+		var nr *regular.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, fmt.Errorf("%w; a dump is a file (a stream can be read from standard input: -)", err)
+		} else if err != nil {
 			return nil, err
 		}
 		src = f
