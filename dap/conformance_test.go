@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,10 @@ type conformanceCase struct {
 	// ExpectNoSource: the top frame has no local or fetched source (only
 	// its generated document).
 	ExpectNoSource bool `json:"expectNoSource,omitempty"`
+	// ExactFrames are frames (gdb numbering) whose Arguments and Locals
+	// must list exactly gdb's info args and info locals, in order,
+	// optimized-out ones included.
+	ExactFrames []int `json:"exactFrames,omitempty"`
 
 	Frames      []gdbFrame        `json:"frames"`
 	DerefFields map[string]string `json:"derefFields"`
@@ -66,7 +71,11 @@ type gdbFrame struct {
 	Line     int               `json:"line"`
 	Args     map[string]string `json:"args"`
 	Locals   map[string]string `json:"locals"`
-	Signal   bool              `json:"signal"`
+	// ArgList and LocalList are info args and info locals as gdb lists
+	// them, "name = value" in order, repeated names included.
+	ArgList   []string `json:"argList"`
+	LocalList []string `json:"localList"`
+	Signal    bool     `json:"signal"`
 	// EntryValues are the arguments gdb could print only from the
 	// caller's call site (bt shows "name=name@entry=..."): DW_OP_entry_value,
 	// which the frame-values engine does not resolve yet.
@@ -242,8 +251,11 @@ var (
 // culprit frame, and `x/2dw` at Memory.
 func gdbExpect(t *testing.T, gdb string, c *conformanceCase, tmp string) {
 	t.Helper()
-	core := filepath.Join(tmp, c.Name+".core")
-	testgz.Gunzip(t, c.Core, core)
+	core := c.Core
+	if strings.HasSuffix(core, ".gz") {
+		core = filepath.Join(tmp, c.Name+".core")
+		testgz.Gunzip(t, c.Core, core)
+	}
 	args := []string{"-batch", "-nx", "-ex", "set pagination off", "-ex", "set print pretty off", "-ex", "set print symbol off",
 		"-ex", "set width 0", "-ex", "echo @@BT\\n", "-ex", "bt", "-ex", "echo @@TID\\n", "-ex", "info threads"}
 	for i := 0; i < 12; i++ {
@@ -307,6 +319,11 @@ func parseGDB(t *testing.T, c *conformanceCase, out string) {
 			}
 			f := &c.Frames[frame]
 			if section == "ARGS" {
+				f.ArgList = append(f.ArgList, line)
+			} else {
+				f.LocalList = append(f.LocalList, line)
+			}
+			if section == "ARGS" {
 				if f.Args == nil {
 					f.Args = map[string]string{}
 				}
@@ -352,4 +369,41 @@ func splitTop(s string) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// TestDebugClientLocalsAsGDB: the Arguments and Locals scopes list exactly
+// what gdb's info args and info locals list, in order, through Microsoft's
+// DebugClient: the inlined frame of a C++ -O2 worker thread built and
+// crashed here (i and w of its loop, optimized away, are listed as
+// <optimized out> from the abstract instance, as gdb does), and the frame
+// of a failed assert, whose __PRETTY_FUNCTION__ (a char array) shows as the
+// string gdb prints.
+func TestDebugClientLocalsAsGDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary, runs gdb and node")
+	}
+	gdb := lookTool(t, "gdb", "gdb (apt-get install gdb)")
+	tmp := t.TempDir()
+	w := crashbuild.BuildWorker(t, filepath.Join(tmp, "worker"))
+	native, _ := filepath.Abs(filepath.Join("..", "testdata", "native"))
+	cases := []conformanceCase{
+		{Name: "worker", Core: w.Core, Program: w.Exe, Workspace: w.Dir, ExactFrames: []int{0, 1}},
+		{Name: "assert_abort", Core: filepath.Join(native, "cores", "assert_abort.core.gz"),
+			Program: filepath.Join(native, "bin", "assert_abort"), Workspace: native},
+	}
+	for i := range cases {
+		gdbExpect(t, gdb, &cases[i], tmp)
+	}
+	if f := cases[0].Frames[0]; f.Function != "total" || len(f.LocalList) < 6 {
+		t.Fatalf("gdb's frame #0 of the worker: %+v; want total with 6 locals", f)
+	}
+	for i, f := range cases[1].Frames {
+		if f.Function == "buffer_append" {
+			cases[1].ExactFrames, cases[1].Culprit = []int{i}, i
+		}
+	}
+	if len(cases[1].ExactFrames) == 0 || !slices.Contains(cases[1].Frames[cases[1].Culprit].LocalList, `__PRETTY_FUNCTION__ = "buffer_append"`) {
+		t.Fatalf("gdb's frames of assert_abort: %+v", cases[1].Frames)
+	}
+	runDebugClient(t, tmp, cases)
 }

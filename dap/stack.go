@@ -6,6 +6,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/framedoc"
 )
 
 func (s *Server) onThreads(r *godap.ThreadsRequest) {
@@ -81,8 +82,31 @@ func (v *crashView) stackFrame(ti, fi int) godap.StackFrame {
 		return sf // a log's frame with no pc and no file: nothing to open
 	}
 	ref, doc := v.sources.forFrame(v.sess, *f)
+	if f.File != "" && f.Line > 0 && !f.Signal {
+		sf.Source = missingSource(f, ref, doc)
+		return sf
+	}
 	sf.Source = &godap.Source{Name: doc.Name, SourceReference: ref, PresentationHint: "deemphasize",
 		Origin: "faultline: no local source"}
 	sf.Line, sf.Column = max(doc.Line, 1), 1
 	return sf
+}
+
+// missingSource is the source of a frame whose file is not on this machine
+// (a libc frame with its debug file but not its sources): its name and
+// path as DWARF says, so that the Call Stack keeps gdb's "exit.c:116",
+// de-emphasized (the editor focuses the first frame with source), with the
+// frame's disassembly document as its related source (DAP Source.sources),
+// which the editors open when the file cannot be.
+func missingSource(f *analysis.Frame, ref int, doc framedoc.Document) *godap.Source {
+	src := &godap.Source{Name: filepath.Base(f.File), PresentationHint: "deemphasize",
+		Origin:  "not on this machine",
+		Sources: []godap.Source{{Name: doc.Name, SourceReference: ref, Origin: "faultline: disassembly"}}}
+	switch {
+	case filepath.IsAbs(f.File):
+		src.Path = f.File
+	case f.CompDir != "":
+		src.Path = filepath.Join(f.CompDir, f.File)
+	}
+	return src
 }

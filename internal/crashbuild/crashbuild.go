@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -31,8 +32,8 @@ const CrashLine = 4
 // Program is a built and crashed program.
 type Program struct {
 	Dir    string // the compilation directory (DW_AT_comp_dir)
-	Source string // Dir/src/crash.c
-	Exe    string // Dir/bin/crash
+	Source string // Dir/src/crash.c (Build)
+	Exe    string // Dir/bin/crash (Build)
 	Core   string
 }
 
@@ -42,31 +43,41 @@ type Program struct {
 // else gdb's generate-core-file.
 func Build(t testing.TB, dir string) Program {
 	t.Helper()
-	for _, tool := range []string{"gcc", "gdb"} {
+	return Crash(t, dir, "src/crash.c", CrashSource, "gcc", "-g", "-O0")
+}
+
+// Crash writes source to dir/file (file is relative, e.g. "src/worker.cpp"),
+// compiles it from dir with the command cc (e.g. "g++", "-g", "-O2",
+// "-pthread") into dir/bin/NAME, NAME being file's base name without its
+// extension, and crashes it as Build does.
+func Crash(t testing.TB, dir, file, source string, cc ...string) Program {
+	t.Helper()
+	for _, tool := range []string{cc[0], "gdb"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is not installed (apt-get install %s)", tool, tool)
 		}
 	}
-	p := Program{Dir: dir, Source: filepath.Join(dir, "src", "crash.c"), Exe: filepath.Join(dir, "bin", "crash")}
-	for _, d := range []string{"src", "bin"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	p := Program{Dir: dir, Source: filepath.Join(dir, file), Exe: filepath.Join(dir, "bin", name)}
+	for _, d := range []string{filepath.Dir(p.Source), filepath.Join(dir, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(p.Source, []byte(CrashSource), 0o644); err != nil {
+	if err := os.WriteFile(p.Source, []byte(source), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cc := exec.Command("gcc", "-g", "-O0", "-o", "bin/crash", "src/crash.c")
-	cc.Dir = dir
-	if out, err := cc.CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
+	build := exec.Command(cc[0], append(cc[1:], "-o", "bin/"+name, file)...)
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cc[0], err, out)
 	}
-	run := exec.Command("sh", "-c", "ulimit -c unlimited; exec ./bin/crash")
+	run := exec.Command("sh", "-c", "ulimit -c unlimited; exec ./bin/"+name)
 	run.Dir = dir
 	_ = run.Run()
-	for _, name := range []string{"core", "core." + strconv.Itoa(run.ProcessState.Pid())} {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
-			p.Core = filepath.Join(dir, name)
+	for _, core := range []string{"core", "core." + strconv.Itoa(run.ProcessState.Pid())} {
+		if st, err := os.Stat(filepath.Join(dir, core)); err == nil && st.Mode().IsRegular() {
+			p.Core = filepath.Join(dir, core)
 			return p
 		}
 	}
@@ -75,4 +86,49 @@ func Build(t testing.TB, dir string) Program {
 		t.Fatalf("no core: %v\n%s", err, out)
 	}
 	return p
+}
+
+// WorkerSource is a C++ program whose worker thread reads through a NULL
+// element inside two inlined functions (weight_of in total, total in
+// worker) when built with -O2: the inlined frame of total has locals gdb
+// lists as <optimized out> from its abstract instance only (i and w of the
+// loop's block).
+const WorkerSource = `#include <thread>
+#include <vector>
+#include <cstdio>
+
+struct Item { int id; int weight; };
+
+static inline int weight_of(const Item *it) {
+  return it->weight;
+}
+
+static inline int total(const std::vector<const Item *> &items, int limit) {
+  int sum = 0;
+  for (int i = 0; i < limit; i++) {
+    int w = weight_of(items[i]);
+    sum += w;
+  }
+  return sum;
+}
+
+static void worker(const std::vector<const Item *> *items, int *out) {
+  *out = total(*items, (int)items->size());
+}
+
+int main() {
+  Item a{1, 2}, b{2, 3};
+  std::vector<const Item *> items{&a, &b, nullptr};
+  int out = 0;
+  std::thread t(worker, &items, &out);
+  t.join();
+  std::printf("%d\n", out);
+}
+`
+
+// BuildWorker builds WorkerSource with g++ -g -O2 -pthread in dir (as
+// src/worker.cpp, bin/worker) and crashes it.
+func BuildWorker(t testing.TB, dir string) Program {
+	t.Helper()
+	return Crash(t, dir, "src/worker.cpp", WorkerSource, "g++", "-g", "-O2", "-pthread")
 }

@@ -41,7 +41,8 @@ var ErrNoScope = errors.New("no DWARF scope covers the pc")
 
 // InheritAbstract adds the variables of the abstract instance at origin
 // that the concrete instance's variables do not refer to (they were
-// optimized away entirely), as gdb's inherit_abstract_dies does.
+// optimized away entirely), and those of its lexical blocks that no
+// concrete block refers to, as gdb's inherit_abstract_dies does.
 func InheritAbstract(df *dwarfreader.DwarfFile, vars []scopeVar, origin uint64, cache map[int]*UnitCtx) []scopeVar {
 	ouc, err := UnitCtxAt(df, origin, cache)
 	if err != nil {
@@ -56,6 +57,9 @@ func InheritAbstract(df *dwarfreader.DwarfFile, vars []scopeVar, origin uint64, 
 		}
 	}
 	for _, a := range ouc.abstractVars(origin) {
+		if a.top != 0 && seen[a.top] {
+			continue // its block has a concrete instance
+		}
 		if !seen[a.off] && len(vars) < maxScopeVars {
 			a.attrs.loc = attrLoc{}
 			a.attrs.Origin = a.off
@@ -88,6 +92,9 @@ type ValueEval struct {
 const maxOriginChain = 4
 
 func (ev *ValueEval) Value(v scopeVar) Value {
+	if v.block {
+		return Value{} // a lexical block, not a variable
+	}
 	a := v.attrs
 	name, typ := a.name, a.typ
 	for i, o := 0, a.Origin; o != 0 && i < maxOriginChain && (name == 0 || typ == 0); i++ {
@@ -223,6 +230,27 @@ func (ev *ValueEval) locate(uc *UnitCtx, l attrLoc) (location, error) {
 	return ev.env(uc).eval(expr)
 }
 
+// charArray prints a char array as gdb does (a string), when its bytes
+// can be read.
+func (ev *ValueEval) charArray(t *valueType, l location) (string, bool) {
+	n := min(t.size, maxCharArray)
+	switch l.kind {
+	case locMemory:
+		b := make([]byte, n)
+		k, _ := ev.Fs.ReadMemory(l.addr, b)
+		if int64(k) < n {
+			return "", false
+		}
+		return charArrayText(b, t.size), true
+	case locImplicit:
+		if int64(len(l.bytes)) < n {
+			return "", false
+		}
+		return charArrayText(l.bytes[:n], t.size), true
+	}
+	return "", false
+}
+
 // format prints the value at location l of type t.
 func (ev *ValueEval) format(t *valueType, l location) string {
 	switch l.kind {
@@ -230,6 +258,11 @@ func (ev *ValueEval) format(t *valueType, l location) string {
 		return optimizedOut
 	case locSynthetic:
 		return "<synthetic pointer>"
+	}
+	if isCharArray(t) {
+		if s, ok := ev.charArray(t, l); ok {
+			return s
+		}
 	}
 	switch t.kind {
 	case kindStruct, kindArray:

@@ -243,6 +243,13 @@ type scopeVar struct {
 	attrs varAttrs
 	uc    *UnitCtx
 	depth int // lexical block nesting below the scope
+	// block marks a lexical block of the scope (depth 0) that names an
+	// abstract block: not a variable (Value gives it no name), it tells
+	// InheritAbstract that the abstract block was not optimized away.
+	block bool
+	// top is, for a variable of an abstract lexical block, that block's
+	// top-level block in the abstract scope (abstractVars).
+	top uint64
 }
 
 // maxScopeVars bounds the variables one frame lists.
@@ -301,9 +308,14 @@ func (uc *UnitCtx) children(r *dwarfreader.DieReader, pc uint64, out *[]scopeVar
 			if a.Children {
 				r.SkipChildren(tab, 0, uc.u.Off)
 			}
+		case dwarf.TagLabel:
+			uc.label(r, a, off, out, depth)
 		case dwarf.TagLexDwarfBlock:
 			var va varAttrs
 			uc.readVarAttrs(r, a, &va)
+			if depth == 0 && va.Origin != 0 {
+				*out = append(*out, scopeVar{off: off, attrs: va, uc: uc, block: true})
+			}
 			if r.Bad || !a.Children {
 				continue
 			}
@@ -318,6 +330,24 @@ func (uc *UnitCtx) children(r *dwarfreader.DieReader, pc uint64, out *[]scopeVar
 				r.SkipChildren(tab, sib, uc.u.Off)
 			}
 		}
+	}
+}
+
+// label adds the DW_TAG_label at off to out when it has no address: gdb
+// lists such a label (a goto target the optimizer removed) among the
+// locals as <optimized out> (LOC_OPTIMIZED_OUT); a label with one is not a
+// variable.
+func (uc *UnitCtx) label(r *dwarfreader.DieReader, a *dwarfreader.Abbrev, off uint64, out *[]scopeVar, depth int) {
+	var va varAttrs
+	uc.readVarAttrs(r, a, &va)
+	if r.Bad {
+		return
+	}
+	if !va.pc.HasLow {
+		*out = append(*out, scopeVar{off: off, attrs: va, uc: uc, depth: depth})
+	}
+	if a.Children {
+		r.SkipChildren(uc.ud.Tab, 0, uc.u.Off)
 	}
 }
 
@@ -337,9 +367,12 @@ func (uc *UnitCtx) contains(p *dwarfreader.PcAttrs, pc uint64) bool {
 	return false
 }
 
-// abstractVars lists the parameters and variables directly under the
-// abstract scope at off (an inlined function's abstract instance), for
-// those a concrete instance does not mention (gdb's inherit_abstract_dies).
+// abstractVars lists the parameters and variables under the abstract
+// scope at off (an inlined function's abstract instance), for those a
+// concrete instance does not mention (gdb's inherit_abstract_dies): its
+// direct children, and the variables of its lexical blocks, which have no
+// addresses in an abstract instance and so count as the scope's own
+// (gdb's read_lexical_block_scope), each with its top-level block in top.
 func (uc *UnitCtx) abstractVars(off uint64) []scopeVar {
 	r := uc.reader(off)
 	a := uc.ud.Tab.Lookup(r.Uleb())
@@ -348,30 +381,52 @@ func (uc *UnitCtx) abstractVars(off uint64) []scopeVar {
 	}
 	r.SkipAttrs(a, uc.u.Off)
 	var out []scopeVar
+	uc.abstractChildren(r, &out, 0, 0)
+	return out
+}
+
+// abstractChildren adds the variables (and address-less labels) among the
+// DIEs r reads up to their parent's end, descending into lexical blocks:
+// top is the top-level block they are in (0 for the scope's own).
+func (uc *UnitCtx) abstractChildren(r *dwarfreader.DieReader, out *[]scopeVar, top uint64, depth int) {
 	tab := uc.ud.Tab
-	for !r.Bad && len(out) < maxScopeVars {
+	for !r.Bad && len(*out) < maxScopeVars {
 		doff := uint64(r.Pos)
 		code := r.Uleb()
 		if r.Bad || code == 0 {
-			break
+			return
 		}
 		a := tab.Lookup(code)
 		if a == nil {
-			break
+			r.Fail()
+			return
 		}
-		if a.Tag == dwarf.TagFormalParameter || a.Tag == dwarf.TagVariable {
+		switch {
+		case a.Tag == dwarf.TagFormalParameter || a.Tag == dwarf.TagVariable:
 			var va varAttrs
 			uc.readVarAttrs(r, a, &va)
-			out = append(out, scopeVar{off: doff, attrs: va, uc: uc})
+			*out = append(*out, scopeVar{off: doff, attrs: va, uc: uc, top: top})
 			if a.Children {
 				r.SkipChildren(tab, 0, uc.u.Off)
 			}
-			continue
-		}
-		sib := r.SkipAttrs(a, uc.u.Off)
-		if a.Children && !r.Bad {
-			r.SkipChildren(tab, sib, uc.u.Off)
+		case a.Tag == dwarf.TagLabel:
+			n := len(*out)
+			uc.label(r, a, doff, out, 0)
+			for i := n; i < len(*out); i++ {
+				(*out)[i].top = top
+			}
+		case a.Tag == dwarf.TagLexDwarfBlock && a.Children && depth < dwarfreader.MaxDIEDepth:
+			r.SkipAttrs(a, uc.u.Off)
+			blockTop := top
+			if blockTop == 0 {
+				blockTop = doff
+			}
+			uc.abstractChildren(r, out, blockTop, depth+1)
+		default:
+			sib := r.SkipAttrs(a, uc.u.Off)
+			if a.Children && !r.Bad {
+				r.SkipChildren(tab, sib, uc.u.Off)
+			}
 		}
 	}
-	return out
 }
