@@ -38,6 +38,10 @@ var runtimeFunctions = map[string]bool{
 	"__gxx_personality_v0": true, "_Unwind_RaiseException_Phase2": true, "_Unwind_Resume": true,
 	"_Unwind_ForcedUnwind": true, "__cxa_begin_catch": true, "__cxa_end_catch": true,
 	"execute_native_thread_routine": true, "std::__terminate": true,
+	// The C runtime's startup and teardown code linked into every program
+	// (crtstuff.c, crti.S).
+	"__do_global_dtors_aux": true, "frame_dummy": true, "register_tm_clones": true, "deregister_tm_clones": true,
+	"_init": true, "_fini": true,
 }
 
 // cloneSuffix matches the suffixes GCC and LLVM give the copies of a
@@ -204,6 +208,12 @@ func (a *analyzer) culprit() int {
 		// function, and its caller made the bad call.
 		from++
 	}
+	if e := a.sanitizerEntry(); e >= 0 {
+		// Everything above the sanitizer's entry point is its runtime,
+		// whatever its internal functions are called
+		// (handleIntegerOverflowImpl<__ubsan::Value>).
+		from = e + 1
+	}
 	unnamed := false
 	for i := from; i < len(a.frames); i++ {
 		f := a.frames[i]
@@ -336,6 +346,10 @@ func (a *analyzer) signature() string {
 	}
 	if a.cls.Kind == model.KindDeadlock || a.cls.Kind == model.KindHang {
 		parts = append([]string{a.cls.Kind}, a.blockedSignature()...)
+	}
+	if a.cls.Kind == model.KindMemoryLeak {
+		// Leaks are found at exit, in no frame of the program's.
+		return "LeakSanitizer: memory leaked at exit"
 	}
 	if a.cls.Kind == model.KindKilled && a.f != nil {
 		// Where a killed process was is not a crash site: keep it apart

@@ -16,6 +16,22 @@ var sanitizerPrefixes = []string{"__asan::", "__asan_", "__sanitizer::", "__sani
 	"__tsan::", "__tsan_", "__msan::", "__msan_", "__lsan::", "__lsan_", "__hwasan::", "__hwasan_",
 	"__interceptor_", "___interceptor_", "__interception::", "__cxxabiv1::__ubsan"}
 
+// sanitizerEntries are the sanitizer runtimes' entry points that
+// instrumented code calls when a check fails: the program's frame is the
+// one below.
+var sanitizerEntries = regexp.MustCompile(`^(?:__ubsan::)?__ubsan_handle_|^(?:__asan::)?__asan_report_|^__msan_warning|^(?:__hwasan::)?__hwasan_report_`)
+
+// sanitizerEntry is the index of the first frame of a sanitizer's entry
+// point among the top frames, -1 when there is none.
+func (a *analyzer) sanitizerEntry() int {
+	for i := a.start; i < len(a.frames) && i < a.start+32; i++ {
+		if sanitizerEntries.MatchString(baseName(a.frames[i].Function)) {
+			return i
+		}
+	}
+	return -1
+}
+
 // isSanitizerRuntime reports whether fn (a base name) is sanitizer runtime code.
 func isSanitizerRuntime(fn string) bool {
 	for _, p := range sanitizerPrefixes {
@@ -40,29 +56,58 @@ var asanReportFunctions = map[string]bool{"__asan::ReportGenericError": true, "_
 	"__sanitizer::Die": true, "__asan::ScopedInErrorReport::~ScopedInErrorReport": true}
 
 // sanitizerKind classifies a crash a sanitizer stopped, from its report
-// when the log was given, else from the report functions on the stack. It
-// reports false when no sanitizer was involved.
+// when the log was given, else from the runtime's frames on the stack and
+// what its report path left in memory. It reports false when no sanitizer
+// was involved.
 func (a *analyzer) sanitizerKind() bool {
+	if s := a.c.Sanitizer; s != nil {
+		a.sanitizerLog(s)
+		return true
+	}
+	switch {
+	case a.undefinedBehavior():
+	case a.threadSanitizer():
+	case a.memorySanitizer():
+	case a.leakSanitizer():
+	default:
+		return a.addressSanitizer()
+	}
+	return true
+}
+
+// addressSanitizer classifies an ASan abort from the core: the report
+// ASan was writing is still in its frames' stack memory (asanreport.go).
+func (a *analyzer) addressSanitizer() bool {
 	access, size, check := a.asanCheckFrame()
 	inRuntime := check
 	if !inRuntime {
 		_, inRuntime = a.hasFrame(asanReportFunctions)
 	}
-	s := a.c.Sanitizer
-	if s == nil && !inRuntime {
+	if !inRuntime {
 		return false
 	}
 	if check {
-		a.evidence("the stack goes through __asan_report_%s%d: AddressSanitizer's check of a %d-byte %s failed there", map[string]string{"read": "load", "write": "store"}[access], size, size, access)
+		a.evidence("the stack goes through __asan_report_%s%d: AddressSanitizer's check of %s %d-byte %s failed there", map[string]string{"read": "load", "write": "store"}[access], size, article(size), size, access)
 	}
-	if s == nil {
-		a.cls.Kind = model.KindMemoryError
-		what := "an invalid memory access or allocator misuse"
-		if check {
-			what = fmt.Sprintf("an invalid %d-byte %s", size, access)
-		}
-		a.cls.Summary = fmt.Sprintf("AddressSanitizer stopped the program: %s in %s. Its report (the program's stderr) names the bug type and the allocation and free stacks: give it with the core (`faultline analyze CORE asan.log`).", what, a.where())
+	if r, ok := a.asanReportInMemory(); ok {
+		a.asanFromMemory(r, access, size, check)
 		return true
+	}
+	a.cls.Kind = model.KindMemoryError
+	what := "an invalid memory access or allocator misuse"
+	if check {
+		what = fmt.Sprintf("an invalid %d-byte %s", size, access)
+	}
+	a.cls.Summary = fmt.Sprintf("AddressSanitizer stopped the program: %s in %s. Its report (the program's stderr) names the bug type and the allocation and free stacks: give it with the core (`faultline analyze CORE asan.log`).", what, a.where())
+	return true
+}
+
+// sanitizerLog classifies from the sanitizer's own report (its log given
+// with the core).
+func (a *analyzer) sanitizerLog(s *model.SanitizerReport) {
+	access, size, check := a.asanCheckFrame()
+	if check {
+		a.evidence("the stack goes through __asan_report_%s%d: AddressSanitizer's check of %s %d-byte %s failed there", map[string]string{"read": "load", "write": "store"}[access], size, article(size), size, access)
 	}
 	a.cls.Kind = sanitizerBugKind(s)
 	a.evidence("%s's report (%s): %s%s", s.Tool, s.Log, s.Bug, addressSuffix(s.Address))
@@ -72,7 +117,7 @@ func (a *analyzer) sanitizerKind() bool {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s — ", s.Tool, s.Bug)
 	if s.Access != "" {
-		fmt.Fprintf(&b, "a %d-byte %s in %s", s.Size, s.Access, a.where())
+		fmt.Fprintf(&b, "%s %d-byte %s in %s", article(s.Size), s.Size, s.Access, a.where())
 	} else {
 		fmt.Fprintf(&b, "in %s", a.where())
 	}
@@ -86,7 +131,6 @@ func (a *analyzer) sanitizerKind() bool {
 	}
 	b.WriteString(".")
 	a.cls.Summary = b.String()
-	return true
 }
 
 // asanCheckFrame finds __asan_report_<load|store><N> on the stack.
@@ -117,6 +161,8 @@ func sanitizerBugKind(s *model.SanitizerReport) string {
 		return model.KindBufferOverflow
 	case bug == "stack-overflow":
 		return model.KindStackOverflow
+	case strings.Contains(bug, "memory leaks"):
+		return model.KindMemoryLeak
 	case strings.Contains(bug, "double-free"), strings.Contains(bug, "free on address"),
 		strings.Contains(bug, "alloc-dealloc-mismatch"), strings.Contains(bug, "new-delete-type-mismatch"),
 		strings.Contains(bug, "bad-free"):
