@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfreader"
+	"github.com/faultline-dev/faultline/analysis/rustdemangle"
 	"github.com/ianlancetaylor/demangle"
 )
 
@@ -40,6 +41,11 @@ func demangleFull(name string) string {
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
 		return name
 	}
+	// gdb demangles a Rust minimal symbol verbose: a legacy name keeps its
+	// hash, a v0 name its crate disambiguators.
+	if s, ok := rustdemangle.Demangle(name, rustdemangle.Options{Verbose: true}); ok {
+		return s
+	}
 	// Like gdb's minimal symbols, expand the standard substitutions
 	// (Ss is std::basic_string<char, std::char_traits<char>,
 	// std::allocator<char> >, not std::string).
@@ -53,6 +59,9 @@ func demangleFull(name string) string {
 // demangleNoParams demangles a DWARF linkage name as gdb's `bt` shows a
 // function symbol: demangled, then cp_remove_params.
 func demangleNoParams(name string) (string, bool) {
+	if s, ok := rustdemangle.Demangle(name, rustdemangle.Options{}); ok {
+		return s, true // Rust's own rules: no hash, no disambiguators
+	}
 	s, err := demangle.ToString(name, append([]demangle.Option{demangle.NoParams}, demangleOpts...)...)
 	if err != nil {
 		return name, false
