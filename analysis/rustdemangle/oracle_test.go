@@ -1,4 +1,4 @@
-package rustdemangle
+package rustdemangle_test
 
 import (
 	"bufio"
@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis/internal/crashlab"
+	"github.com/faultline-dev/faultline/analysis/rustdemangle"
 )
 
 // debianRustc is Debian's rustc (package rustc): the one the README's test
@@ -108,7 +110,7 @@ func TestAgainstCxxfilt(t *testing.T) {
 				want := cxxfilt(t, names, args...)
 				bad := 0
 				for i, n := range names {
-					if got, ok := Demangle(n, Options{Verbose: verbose}); !ok || got != want[i] {
+					if got, ok := rustdemangle.Demangle(n, rustdemangle.Options{Verbose: verbose}); !ok || got != want[i] {
 						if bad++; bad <= 10 {
 							t.Errorf("%s (verbose %v):\n got  %q (%v)\n want %q (c++filt)", n, verbose, got, ok, want[i])
 						}
@@ -177,14 +179,10 @@ func compareGDBFunctions(t *testing.T, exe string, byAddr map[uint64][]string) i
 		if m == nil {
 			continue
 		}
-		var addr uint64
-		for _, c := range m[1] {
-			v, _ := hexNibble(byte(c))
-			addr = addr<<4 | uint64(v)
-		}
+		addr, _ := strconv.ParseUint(m[1], 16, 64)
 		var got []string
 		for _, s := range byAddr[addr] {
-			if d, ok := Demangle(s, Options{Verbose: true}); ok {
+			if d, ok := rustdemangle.Demangle(s, rustdemangle.Options{Verbose: true}); ok {
 				got = append(got, d)
 			}
 		}
