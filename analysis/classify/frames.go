@@ -128,7 +128,7 @@ func isRuntime(f model.Frame) bool {
 	fn := baseName(f.Function)
 	// "runtime." names only the Go runtime's functions (no C or C++ name
 	// has a dot).
-	return runtimeFunctions[fn] || isSanitizerRuntime(fn) || strings.HasPrefix(fn, "runtime.")
+	return runtimeFunctions[fn] || isSanitizerRuntime(fn) || strings.HasPrefix(fn, "runtime.") || isRustRuntime(fn)
 }
 
 // glibcDirs are glibc's top-level source directories.
@@ -151,13 +151,20 @@ func glibcSource(file string) bool {
 
 // isLibraryTemplate reports whether a frame is standard-library code
 // compiled into the program from system headers (std::vector::at,
-// std::_Hashtable internals): the program's own frame is its caller.
+// std::_Hashtable internals) or Rust's standard library monomorphised or
+// inlined into it (core::ptr::read_volatile, Result::unwrap): the
+// program's own frame is its caller.
 func isLibraryTemplate(f model.Frame) bool {
-	if strings.HasPrefix(f.File, "/usr/include/") || strings.HasPrefix(f.File, "/usr/lib/gcc/") {
+	if strings.HasPrefix(f.File, "/usr/include/") || strings.HasPrefix(f.File, "/usr/lib/gcc/") || rustLibraryFile.MatchString(f.File) {
 		return true
 	}
 	fn := baseName(f.Function)
-	return strings.HasPrefix(fn, "std::") || strings.HasPrefix(fn, "__gnu_cxx::") || strings.HasPrefix(fn, "__cxxabiv1::")
+	for _, p := range []string{"std::", "__gnu_cxx::", "__cxxabiv1::", "core::", "alloc::", "<core::", "<alloc::", "<std::"} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // reraiseStart returns the index of the first frame past a handler that

@@ -30,7 +30,7 @@ func (a *analyzer) goPanic() bool {
 	if _, fatal := a.hasFrame(map[string]bool{"runtime.fatalpanic": true, "runtime.fatalthrow": true}); !fatal {
 		return false
 	}
-	a.cls.Kind = model.KindAbort
+	a.cls.Kind = model.KindPanic
 	if s := a.frameIndex("runtime.sigpanic"); s >= 0 {
 		cause := goPanicCauses["runtime.throw"]
 		for _, f := range a.frames[a.start:s] {
