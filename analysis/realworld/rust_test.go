@@ -9,10 +9,6 @@ import (
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
-// debianRustc is Debian's rustc (1.63 on bookworm); a rustup toolchain in
-// PATH is another compiler, with other std sources and layouts.
-const debianRustc = "/usr/bin/rustc"
-
 // TestRustPanics: a Rust program built with panic=abort panics the common
 // ways. Each is kind panic, blamed on the program's frame (never
 // panic_abort's or core::result's), with the panic's message and location
