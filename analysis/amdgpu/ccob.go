@@ -14,14 +14,17 @@ import (
 // -compress, ROCm 6 and later).
 const ccobMagic = "CCOB"
 
-// maxUncompressedBundle caps what one compressed bundle may expand to:
-// the largest ROCm library bundles are a few hundred MiB.
-const maxUncompressedBundle = 1 << 30
+// DecompressBudget caps what the compressed bundles of one file (or one
+// region a log names) may expand to, together: a bundle is one translation
+// unit's code objects, tens of MiB at most. The size a bundle's header
+// states is charged before anything is allocated, and the bundle is
+// decompressed once into a buffer of exactly that size.
+const DecompressBudget = 256 << 20
 
 // maxExpansion caps the ratio of a bundle's uncompressed to compressed
 // size: code objects compress 3-10 times; a header that claims far more
 // would make the decoder allocate for data that is not there.
-const maxExpansion = 256
+const maxExpansion = 64
 
 // maxZstdWindow caps the zstd window a frame may ask for (zstd's own
 // limit for levels up to 19 is 8 MiB; --ultra levels reach 128 MiB).
@@ -82,8 +85,8 @@ func parseCCOBHeader(data []byte) (compressedBundle, error) {
 	if h.total < uint64(h.headerLen) || h.total > uint64(len(data)) {
 		return h, &BundleError{8, fmt.Sprintf("total size %d outside [%d, %d]", h.total, h.headerLen, len(data))}
 	}
-	if h.rawSize > maxUncompressedBundle {
-		return h, &BundleError{8, fmt.Sprintf("uncompressed size %d over the %d-byte cap", h.rawSize, maxUncompressedBundle)}
+	if h.rawSize > DecompressBudget {
+		return h, &BundleError{8, fmt.Sprintf("uncompressed size %d over the %d-byte decompression budget", h.rawSize, DecompressBudget)}
 	}
 	h.payload = data[h.headerLen:h.total]
 	if h.rawSize > maxExpansion*uint64(len(h.payload))+4096 {
@@ -109,18 +112,25 @@ func unzstd(h compressedBundle) ([]byte, error) {
 		return nil, err
 	}
 	defer d.Close()
-	// Grow from what the payload can plausibly expand to, not from what
-	// the header claims.
-	return d.DecodeAll(h.payload, make([]byte, 0, min(h.rawSize, 16*uint64(len(h.payload))+4096)))
+	// Into a buffer of the stated size: the decoder's limit is that size,
+	// so the buffer never grows.
+	return d.DecodeAll(h.payload, make([]byte, 0, h.rawSize))
 }
 
 // DecompressBundle expands a compressed offload bundle into the plain
-// bundle it holds, and returns how many bytes of data it occupied.
-func DecompressBundle(data []byte) ([]byte, int, error) {
+// bundle it holds, and returns how many bytes of data it occupied. A
+// bundle that states more than *budget bytes is refused; what it states is
+// taken from *budget.
+func DecompressBundle(data []byte, budget *int64) ([]byte, int, error) {
 	h, err := parseCCOBHeader(data)
 	if err != nil {
 		return nil, 0, err
 	}
+	if h.rawSize > uint64(max(*budget, 0)) {
+		return nil, 0, &BundleError{8, fmt.Sprintf("uncompressed size %d is over what is left of the %d-byte decompression budget of this file (%d bytes)",
+			h.rawSize, DecompressBudget, max(*budget, 0))}
+	}
+	*budget -= int64(h.rawSize)
 	var out []byte
 	switch h.method {
 	case ccobZlib:
@@ -141,15 +151,23 @@ func DecompressBundle(data []byte) ([]byte, int, error) {
 	return out, int(h.total), nil
 }
 
+// inflate decodes the zlib payload into a buffer of the stated size and
+// checks that the stream ends there.
 func inflate(h compressedBundle) ([]byte, error) {
 	zr, err := zlib.NewReader(bytes.NewReader(h.payload))
 	if err != nil {
 		return nil, &BundleError{int64(h.headerLen), "decompressing (zlib): " + err.Error()}
 	}
 	defer zr.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, min(h.rawSize, 16*uint64(len(h.payload))+4096)))
-	if _, err := io.Copy(buf, io.LimitReader(zr, int64(h.rawSize)+1)); err != nil {
+	out := make([]byte, h.rawSize)
+	n, err := io.ReadFull(zr, out)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return out[:n], nil // shorter than stated: the caller says so
+	} else if err != nil {
 		return nil, &BundleError{int64(h.headerLen), "decompressing (zlib): " + err.Error()}
 	}
-	return buf.Bytes(), nil
+	if k, _ := zr.Read(make([]byte, 1)); k > 0 {
+		return nil, &BundleError{8, fmt.Sprintf("expands past the %d bytes the header says", h.rawSize)}
+	}
+	return out, nil
 }

@@ -3,7 +3,6 @@ package amdgpu
 import (
 	"debug/elf"
 	"fmt"
-	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/debuginfo/symbolize"
+	"github.com/faultline-dev/faultline/analysis/regular"
 	"github.com/ianlancetaylor/demangle"
 )
 
@@ -78,14 +78,7 @@ func Open(img Image) (*CodeObject, error) {
 
 // OpenFile reads every code object in the file at path (see Extract).
 func OpenFile(path string) ([]*CodeObject, []string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if st.Size() > maxCodeObjectFile {
-		return nil, nil, fmt.Errorf("%s: %d bytes, over the %d-byte cap", path, st.Size(), int64(maxCodeObjectFile))
-	}
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, maxCodeObjectFile)
 	if err != nil {
 		return nil, nil, err
 	}

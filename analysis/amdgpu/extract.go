@@ -60,6 +60,7 @@ func Extract(data []byte) (images []Image, problems []string, err error) {
 // aligned, zero padding between them).
 func walkBundles(region []byte, name string) (images []Image, problems []string) {
 	pos := 0
+	budget := int64(DecompressBudget) // for all the region's compressed bundles
 	for k := 1; k <= maxBundlesPerFile && pos < len(region); k++ {
 		start := nextBundle(region, pos)
 		if start < 0 {
@@ -69,7 +70,7 @@ func walkBundles(region []byte, name string) (images []Image, problems []string)
 		var err error
 		if bytes.HasPrefix(raw, []byte(ccobMagic)) {
 			compressed = true
-			raw, used, err = DecompressBundle(raw)
+			raw, used, err = DecompressBundle(raw, &budget)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("bundle %d at %s+%#x: %v", k, name, start, err))
 				pos = start + len(ccobMagic)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // TestParseASan reads a report clang 14's AddressSanitizer printed here
@@ -53,12 +55,14 @@ func TestParseASan(t *testing.T) {
 func FuzzParseASan(f *testing.F) {
 	f.Add("==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000008 (pc 0x1 bp 0x2 sp 0x3 T0)\n    #0 0x1 in f a.c:1:2\nSUMMARY: AddressSanitizer: SEGV a.c:1:2 in f\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		r, err := ParseASan(strings.NewReader(in))
-		if err != nil {
-			return
-		}
-		if len(r.Stack) > maxASanFrames || len(r.FreedBy) > maxASanFrames || len(r.AllocatedBy) > maxASanFrames {
-			t.Fatalf("%d/%d/%d frames", len(r.Stack), len(r.FreedBy), len(r.AllocatedBy))
-		}
+		fuzzbudget.Check(t, len(in), fuzzbudget.Default, func() {
+			r, err := ParseASan(strings.NewReader(in))
+			if err != nil {
+				return
+			}
+			if len(r.Stack) > maxASanFrames || len(r.FreedBy) > maxASanFrames || len(r.AllocatedBy) > maxASanFrames {
+				t.Fatalf("%d/%d/%d frames", len(r.Stack), len(r.FreedBy), len(r.AllocatedBy))
+			}
+		})
 	})
 }
