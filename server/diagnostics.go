@@ -213,9 +213,9 @@ func funcName(fr *analysis.Frame) string {
 	return fr.Function
 }
 
-// unresolvedMessage says which frame files resolve nowhere and what to set.
-func unresolvedMessage(v *view) string {
-	files := v.unresolved
+// unresolvedMessage says which frame files resolve nowhere and what to
+// set: files, the program's own (system libraries' are noted apart).
+func unresolvedMessage(v *view, files []string) string {
 	shown := files
 	if len(shown) > 5 {
 		shown = shown[:5]

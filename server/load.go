@@ -165,9 +165,7 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 	old.close()
 
 	sum := summarize(l.view)
-	if len(sum.Unresolved) > 0 {
-		s.showMessage(protocol.MessageTypeWarning, unresolvedMessage(l.view))
-	}
+	s.noteUnresolved(l.view)
 	if msg := truncationMessage(l.view.crash); msg != "" {
 		s.showMessage(protocol.MessageTypeWarning, msg)
 	}

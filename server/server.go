@@ -67,6 +67,9 @@ type Server struct {
 	// load (both guarded by mu).
 	openSeq    uint64
 	cancelOpen context.CancelCauseFunc
+	// systemSourcesNoted: the note that system libraries' sources are
+	// missing was shown (once per session; guarded by mu).
+	systemSourcesNoted bool
 
 	pubMu    sync.Mutex // a load's check that it is the latest and its publishing
 	loadMu   sync.Mutex // one load at a time

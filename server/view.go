@@ -49,6 +49,9 @@ type view struct {
 	stops      map[lineKey][]stop // every thread: first frame per thread per line
 	files      map[string]*sourceFile
 	unresolved []string // file names of selected-thread frames that resolve nowhere
+	// systemFiles are the unresolved files of system libraries' frames
+	// (libc's exit.c), each with its module: noted once per session.
+	systemFiles map[string]string
 
 	// gpu are the GPU fault's inline levels that have a line, innermost
 	// first, and gpuByLine their indexes per local line (see gpu.go).
@@ -130,6 +133,7 @@ func newView(crash *analysis.Crash, src *loaded, selected int, res *resolver, va
 			} else if fr.File != "" && !missing[fr.File] {
 				missing[fr.File] = true
 				v.unresolved = append(v.unresolved, fr.File)
+				v.noteSystemFile(fr)
 			}
 		}
 	}
