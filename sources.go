@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,7 @@ the frames onto it, and reviews the upstream commits since: is the fix already i
 	examples: []string{
 		"faultline sources core.1234",
 		"faultline sources --fix 1a2b3c4 --json core.1234",
+		"faultline sources --offline --fix CVE-2022-37434 core.1234",
 		"faultline sources --offline --no-review core.1234",
 	},
 	interspersed: true,
@@ -54,7 +56,7 @@ func (s *sourcesRun) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&s.json, "json", false, "print components, frames and upstream commits as JSON")
 	fs.StringVar(&s.configPath, "config", "", "component rules (default: ./"+gitsrc.ConfigFileName+" when present)")
 	fs.StringVar(&s.cacheDir, "cache-dir", "", "checkout cache (default: "+gitsrc.DefaultCacheDir()+")")
-	fs.StringVar(&s.fix, "fix", "", "commit to look for in the crashing revision (is the fix already in?)")
+	fs.StringVar(&s.fix, "fix", "", "commit to look for in the crashing revision, or a CVE id to look for in the packages' changelogs (is the fix already in?)")
 	fs.BoolVar(&s.noReview, "no-review", false, "skip the upstream review")
 	fs.IntVar(&s.maxCommits, "max-commits", 0, "upstream commits to fetch and walk per component (default 50000)")
 	fs.DurationVar(&s.window, "window", 0, "walk upstream commits back to this long before the crashing revision (default 720h)")
@@ -175,11 +177,18 @@ func printSources(w io.Writer, r *gitsrc.Result) {
 			if len(c.Keywords) > 0 {
 				fmt.Fprintf(w, "  [%s]", strings.Join(c.Keywords, ", "))
 			}
+			if c.Backported != "" {
+				fmt.Fprintf(w, "  [included: backported in %s]", c.Backported)
+			}
 			fmt.Fprintln(w)
 		}
 	}
 	if r.Fix != nil {
-		fmt.Fprintf(w, "\nFix %s: ", shortCommit(r.Fix.Commit))
+		fix := r.Fix.Commit
+		if !strings.HasPrefix(fix, "CVE-") {
+			fix = shortCommit(fix)
+		}
+		fmt.Fprintf(w, "\nFix %s: ", fix)
 		switch {
 		case !r.Fix.Known:
 			fmt.Fprintf(w, "unknown — %s\n", r.Fix.Reason)
@@ -221,6 +230,17 @@ func printComponent(w io.Writer, c gitsrc.Component) {
 		} else {
 			fmt.Fprintf(w, "      checkout UNVERIFIED: %s\n", strings.Join(v.Mismatches, "; "))
 		}
+	}
+	if len(c.Backports) > 0 {
+		var ids []string
+		for _, b := range c.Backports {
+			for _, id := range append(append([]string{}, b.CVEs...), b.Commits...) {
+				if !slices.Contains(ids, id) {
+					ids = append(ids, id)
+				}
+			}
+		}
+		fmt.Fprintf(w, "      %s applied on top of %s (changelog): %s\n", c.Package.Name, c.Package.Upstream, strings.Join(ids, ", "))
 	}
 	if c.DebugInfo != "" {
 		fmt.Fprintf(w, "      %s\n", c.DebugInfo)

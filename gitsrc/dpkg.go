@@ -151,7 +151,7 @@ func readDebianCopyright(sysroot, pkg string) debianCopyright {
 	if pkg == "" || strings.ContainsAny(pkg, "/\x00") {
 		return dc
 	}
-	b, err := readSmall(filepath.Join(sysroot, "usr/share/doc", pkg, "copyright"))
+	b, err := readSmall(filepath.Join(sysroot, "/usr/share/doc", pkg, "copyright"))
 	if err != nil {
 		return dc
 	}

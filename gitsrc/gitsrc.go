@@ -64,6 +64,9 @@ type Component struct {
 	// Verification says whether the checkout matched the binary (nil when
 	// nothing was checked out).
 	Verification *Verification `json:"verification,omitempty"`
+	// Backports are the changes the package's changelog says it made on
+	// top of the upstream release that name a CVE or an upstream commit.
+	Backports []Backport `json:"backports,omitempty"`
 	// Sparse is set when only the directories that frames point into were
 	// written out (huge repositories).
 	Sparse bool `json:"sparse,omitempty"`
@@ -148,6 +151,10 @@ type ReviewCommit struct {
 	// this commit that overlap the function (capped), for hovers.
 	Message string `json:"message,omitempty"`
 	Hunk    string `json:"hunk,omitempty"`
+	// Backported is the package version whose changelog says it applied
+	// this commit (by hash, CVE id or subject): the fix is in the crashed
+	// build although the upstream release lacks it.
+	Backported string `json:"backported,omitempty"`
 }
 
 // FixCheck answers whether a fix commit is already in the crashing revision.
@@ -162,6 +169,9 @@ type FixCheck struct {
 	Known    bool   `json:"known"`
 	Subject  string `json:"subject,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// Backport is the changelog change that applied the fix, when the
+	// answer comes from the package rather than from git history.
+	Backport *Backport `json:"backport,omitempty"`
 }
 
 // Problem is something gitsrc could not do, with what to set to fix it.
@@ -190,7 +200,8 @@ type Options struct {
 	Sysroot string
 	// Review bounds the upstream review; Review.Disabled skips it.
 	Review ReviewOptions
-	// Fix, when set, is a commit to look for in the crashing revision.
+	// Fix, when set, is a commit to look for in the crashing revision, or
+	// a CVE id to look for in the packages' changelogs.
 	Fix string
 	// SparseThreshold is the number of files above which only the
 	// directories that frames point into are written (default 20000).

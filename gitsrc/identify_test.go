@@ -310,3 +310,15 @@ func TestRuleBareReleaseFallsBack(t *testing.T) {
 		t.Errorf("problem: %+v", p)
 	}
 }
+
+// putFile writes data to root/rel, making its directories.
+func putFile(t *testing.T, root, rel string, data []byte) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -26,6 +26,8 @@ type component struct {
 	lineless bool
 	// tracked are the files a working repository (origin git) tracks.
 	tracked map[string]bool
+	// changelog are the changes of the package's changelog, newest first.
+	changelog []Backport
 }
 
 // moduleFacts gathers what the inventory sources say about one module.
@@ -102,6 +104,7 @@ func inventory(c *analysis.Crash, opt *Options, frameFiles map[string][]string) 
 	for _, comp := range out {
 		comp.DebugInfo = debugInfoStep(c, comp)
 	}
+	loadBackports(out, opt.Sysroot)
 	return out, problems
 }
 

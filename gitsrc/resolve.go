@@ -193,16 +193,28 @@ func reviewAndFix(ctx context.Context, ca *cache, c *analysis.Crash, comps []*co
 		res.Upstream = append(res.Upstream, reviews...)
 		res.Problems = append(res.Problems, problems...)
 	}
-	if opt.Fix != "" {
-		fc, err := checkFix(ctx, ca, c, comps, res.Frames, opt)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			res.Problems = append(res.Problems, Problem{Message: "--fix " + opt.Fix + ": " + err.Error()})
-		}
-		res.Fix = fc
+	markBackports(res, comps)
+	if opt.Fix == "" {
+		return nil
 	}
+	if cve, ok := cveID(opt.Fix); ok {
+		res.Fix = fixFromBackports(comps, &FixCheck{Commit: cve}, cve)
+		return nil
+	}
+	fc, err := checkFix(ctx, ca, c, comps, res.Frames, opt)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if fc == nil || !fc.Included {
+		if bc := fixFromBackports(comps, fc, ""); bc.Included {
+			res.Fix = bc
+			return nil
+		}
+	}
+	if err != nil {
+		res.Problems = append(res.Problems, Problem{Message: "--fix " + opt.Fix + ": " + err.Error()})
+	}
+	res.Fix = fc
 	return nil
 }
 

@@ -22,15 +22,7 @@ func rocmInstall(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	put := func(rel string, data []byte) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(rel string, data []byte) { putFile(t, root, rel, data) }
 	put("opt/rocm-6.2.0/.info/version", []byte("6.2.0-66\n"))
 	for _, lib := range []string{"libamdhip64.so.6", "libhsa-runtime64.so.1", "librccl.so.1", "libhipblaslt.so.0",
 		"librocblas.so.4", "libMIOpen.so.1"} {

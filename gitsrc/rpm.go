@@ -26,7 +26,11 @@ const rpmQueryFormat = `%{NAME}\t%{EPOCHNUM}:%{VERSION}-%{RELEASE}\t%{VERSION}\t
 func rpmOwners(sysroot string, paths []string) map[string]*Package {
 	out := map[string]*Package{}
 	bin, err := exec.LookPath("rpm")
-	if err != nil || len(paths) == 0 || !hasRPMDatabase(sysroot) {
+	if err != nil || len(paths) == 0 {
+		return out
+	}
+	db := rpmDatabase(sysroot)
+	if db == "" {
 		return out
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), rpmTimeout)
@@ -39,7 +43,7 @@ func rpmOwners(sysroot string, paths []string) map[string]*Package {
 			continue
 		}
 		for _, name := range append([]string{p}, mergedUsrAliases(p)...) {
-			if pkg := rpmQueryFile(ctx, bin, sysroot, name); pkg != nil {
+			if pkg := rpmQueryFile(ctx, bin, sysroot, db, name); pkg != nil {
 				out[p] = pkg
 				break
 			}
@@ -48,22 +52,24 @@ func rpmOwners(sysroot string, paths []string) map[string]*Package {
 	return out
 }
 
-// hasRPMDatabase reports whether the root holds an rpm database (the
-// sqlite or Berkeley DB backends, old and new locations).
-func hasRPMDatabase(sysroot string) bool {
-	for _, d := range []string{"/var/lib/rpm", "/usr/lib/sysimage/rpm"} {
+// rpmDatabase is the root's rpm database directory (the sqlite or Berkeley
+// DB backends, new and old locations), "" when it has none. It is passed
+// to rpm explicitly: rpm's own default differs between distributions
+// (Debian's rpm uses ~/.rpmdb).
+func rpmDatabase(sysroot string) string {
+	for _, d := range []string{"/usr/lib/sysimage/rpm", "/var/lib/rpm"} {
 		for _, f := range []string{"rpmdb.sqlite", "Packages", "Packages.db"} {
 			if fileExists(sysrootPath(sysroot, filepath.Join(d, f))) {
-				return true
+				return d
 			}
 		}
 	}
-	return false
+	return ""
 }
 
 // rpmQueryFile runs rpm -qf for one file.
-func rpmQueryFile(ctx context.Context, bin, sysroot, file string) *Package {
-	args := []string{"-qf", "--queryformat", rpmQueryFormat}
+func rpmQueryFile(ctx context.Context, bin, sysroot, db, file string) *Package {
+	args := []string{"--dbpath", db, "-qf", "--queryformat", rpmQueryFormat}
 	if sysroot != "" {
 		args = append([]string{"--root", sysroot}, args...)
 	}

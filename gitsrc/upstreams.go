@@ -83,9 +83,9 @@ func hdf5Tags(v string) []string {
 // besides the ML stacks of registry: repository, default branch, tag
 // convention, module names and Debian source packages.
 var commonUpstreams = []registryEntry{
-	lib("zlib", "https://github.com/madler/zlib", "develop", vTags, `libz\.so`, `zlib`).
+	lib("zlib", "https://github.com/madler/zlib", "develop", vTags, `libz\.so`, `zlib|libzlib`).
 		withClues(`^libz\.so\.([0-9]+\.[0-9]+\.[0-9]+(\.[0-9]+)?)$`, `^ZLIB_([0-9.]+)$`, `(?:deflate|inflate) ([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?) Copyright`),
-	lib("curl", "https://github.com/curl/curl", "master", underscoreTags("curl-"), `libcurl(-gnutls|-nss)?\.so`, `curl`).
+	lib("curl", "https://github.com/curl/curl", "master", underscoreTags("curl-"), `libcurl(-gnutls|-nss)?\.so`, `curl|libcurl`).
 		withClues("", "", `libcurl/([0-9]+\.[0-9]+\.[0-9]+)`),
 	lib("openssl", "https://github.com/openssl/openssl", "master", opensslTags, `lib(ssl|crypto)\.so`, `openssl`).
 		withClues("", "", `OpenSSL ([0-9]+\.[0-9]+\.[0-9]+[a-z]?) [0-9]+ [A-Z][a-z]{2} [0-9]{4}`),
@@ -93,27 +93,27 @@ var commonUpstreams = []registryEntry{
 		`(libc|libm|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+|libmvec|ld-linux(-x86-64|-aarch64)?)\.so`, `glibc`).
 		withClues("", `^GLIBC_([0-9]+\.[0-9]+)$`, `release version ([0-9]+\.[0-9]+)`),
 	lib("gcc", "https://gcc.gnu.org/git/gcc.git", "master", prefixTags("releases/gcc-"),
-		`(libstdc\+\+|libgcc_s|libgomp|libgfortran|libquadmath|libatomic|libitm|libasan|libubsan|libtsan|liblsan)\.so`, `gcc-[0-9]+`),
-	lib("cpython", "https://github.com/python/cpython", "main", vTags, `python3\.[0-9]+d?|libpython3\.[0-9]+d?\.so`, `python3\.[0-9]+`),
+		`(libstdc\+\+|libgcc_s|libgomp|libgfortran|libquadmath|libatomic|libitm|libasan|libubsan|libtsan|liblsan)\.so`, `gcc-[0-9]+|libstdcxx(-ng)?|libgcc(-ng)?|libgomp`),
+	lib("cpython", "https://github.com/python/cpython", "main", vTags, `python3\.[0-9]+d?|libpython3\.[0-9]+d?\.so`, `python3\.[0-9]+|python`),
 	lib("numpy", "https://github.com/numpy/numpy", "main", vTags, "", `numpy`).withPython("numpy"),
 	lib("scipy", "https://github.com/scipy/scipy", "main", vTags, "", `scipy`).withPython("scipy"),
-	lib("sqlite", "https://github.com/sqlite/sqlite", "master", prefixTags("version-"), `libsqlite3\.so`, `sqlite3`),
+	lib("sqlite", "https://github.com/sqlite/sqlite", "master", prefixTags("version-"), `libsqlite3\.so`, `sqlite3|sqlite|libsqlite`),
 	lib("libpng", "https://github.com/pnggroup/libpng", "libpng16", vTags, `libpng1[0-9]\.so`, `libpng1\.[0-9]+`).
 		withClues("", "", `libpng version ([0-9]+\.[0-9]+\.[0-9]+)`),
-	lib("expat", "https://github.com/libexpat/libexpat", "master", underscoreTags("R_"), `libexpatw?\.so`, `expat`).
+	lib("expat", "https://github.com/libexpat/libexpat", "master", underscoreTags("R_"), `libexpatw?\.so`, `expat|libexpat`).
 		withClues("", "", `expat_([0-9]+\.[0-9]+\.[0-9]+)`),
-	lib("zstd", "https://github.com/facebook/zstd", "dev", vTags, `libzstd\.so`, `libzstd`).
+	lib("zstd", "https://github.com/facebook/zstd", "dev", vTags, `libzstd\.so`, `libzstd|zstd`).
 		withClues(`^libzstd\.so\.([0-9]+\.[0-9]+\.[0-9]+)$`, "", ""),
-	lib("lz4", "https://github.com/lz4/lz4", "dev", vTags, `liblz4\.so`, `lz4`).
+	lib("lz4", "https://github.com/lz4/lz4", "dev", vTags, `liblz4\.so`, `lz4|lz4-c`).
 		withClues(`^liblz4\.so\.([0-9]+\.[0-9]+\.[0-9]+)$`, "", ""),
-	lib("xz", "https://github.com/tukaani-project/xz", "master", vTags, `liblzma\.so`, `xz-utils`).
+	lib("xz", "https://github.com/tukaani-project/xz", "master", vTags, `liblzma\.so`, `xz-utils|xz|liblzma`).
 		withClues(`^liblzma\.so\.([0-9]+\.[0-9]+\.[0-9]+)$`, "", ""),
 	lib("bzip2", "https://gitlab.com/bzip2/bzip2", "master", prefixTags("bzip2-"), `libbz2\.so`, `bzip2`),
 	lib("libffi", "https://github.com/libffi/libffi", "master", vTags, `libffi\.so`, `libffi`),
-	lib("protobuf", "https://github.com/protocolbuffers/protobuf", "main", protobufTags, `libprotobuf(-lite)?\.so|libprotoc\.so`, `protobuf`).withPython("protobuf"),
-	lib("abseil", "https://github.com/abseil/abseil-cpp", "master", plainTags, `libabsl_[a-z0-9_]+\.so`, `abseil`),
-	lib("grpc", "https://github.com/grpc/grpc", "master", vTags, `libgrpc(\+\+)?(_unsecure)?\.so|libgpr\.so`, `grpc`).withPython("grpcio"),
-	lib("openblas", "https://github.com/OpenMathLib/OpenBLAS", "develop", vTags, `libopenblas(p|o)?\.so`, `openblas`),
+	lib("protobuf", "https://github.com/protocolbuffers/protobuf", "main", protobufTags, `libprotobuf(-lite)?\.so|libprotoc\.so`, `protobuf|libprotobuf`).withPython("protobuf"),
+	lib("abseil", "https://github.com/abseil/abseil-cpp", "master", plainTags, `libabsl_[a-z0-9_]+\.so`, `abseil|libabseil`),
+	lib("grpc", "https://github.com/grpc/grpc", "master", vTags, `libgrpc(\+\+)?(_unsecure)?\.so|libgpr\.so`, `grpc|libgrpc`).withPython("grpcio"),
+	lib("openblas", "https://github.com/OpenMathLib/OpenBLAS", "develop", vTags, `libopenblas(p|o)?\.so`, `openblas|libopenblas`),
 	lib("lapack", "https://github.com/Reference-LAPACK/lapack", "master", vTags, `liblapack\.so|libblas\.so`, `lapack`),
 	lib("onnx", "https://github.com/onnx/onnx", "main", vTags, `libonnx(_proto)?\.so`, `onnx`).withPython("onnx"),
 	lib("onnxruntime", "https://github.com/microsoft/onnxruntime", "main", vTags, `libonnxruntime\.so`, `onnxruntime`).withPython("onnxruntime", "onnxruntime_gpu"),
@@ -127,7 +127,7 @@ var commonUpstreams = []registryEntry{
 	lib("libfabric", "https://github.com/ofiwg/libfabric", "main", vTags, `libfabric\.so`, `libfabric`),
 	lib("hdf5", "https://github.com/HDFGroup/hdf5", "develop", hdf5Tags, `libhdf5(_serial|_openmpi|_mpich)?(_hl|_cpp)?\.so`, `hdf5`),
 	lib("boost", "https://github.com/boostorg/boost", "master", prefixTags("boost-"), `libboost_[a-z0-9_]+\.so`, `boost1\.[0-9]+`),
-	lib("llvm", "https://github.com/llvm/llvm-project", "main", prefixTags("llvmorg-"), `libLLVM(-[0-9]+)?\.so|libclang(-cpp)?(-[0-9]+)?\.so|libomp\.so|libc\+\+(abi)?\.so|libunwind\.so`, `llvm-toolchain-[0-9]+`),
+	lib("llvm", "https://github.com/llvm/llvm-project", "main", prefixTags("llvmorg-"), `libLLVM(-[0-9]+)?\.so|libclang(-cpp)?(-[0-9]+)?\.so|libomp\.so|libc\+\+(abi)?\.so|libunwind\.so`, `llvm-toolchain-[0-9]+|llvmdev|libllvm[0-9]+|llvm-openmp`),
 	lib("sleef", "https://github.com/shibatch/sleef", "master", plainTags, `libsleef\.so`, `sleef`),
 	lib("onednn", "https://github.com/oneapi-src/oneDNN", "main", vTags, `libdnnl\.so|libmkldnn\.so`, `onednn`),
 	lib("onetbb", "https://github.com/oneapi-src/oneTBB", "master", vTags, `libtbb(malloc)?(_proxy)?\.so`, `onetbb`),

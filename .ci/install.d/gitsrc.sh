@@ -2,5 +2,6 @@
 # Debian's zlib, libcurl and expat (their -dev packages; the runtime
 # packages' dpkg entries, copyright and changelog files are what the
 # inventory reads), objdump (binutils) as the symbol-version oracle, clang
-# for DWARF 5 line tables with per-file MD5s.
-apt_install gcc gdb binutils clang zlib1g-dev libcurl4-openssl-dev libexpat1-dev git
+# for DWARF 5 line tables with per-file MD5s, rpm and rpmbuild for an rpm
+# database to query.
+apt_install gcc gdb binutils clang zlib1g-dev libcurl4-openssl-dev libexpat1-dev git rpm
