@@ -1,173 +1,20 @@
 package gitsrc
 
 import (
-	"bufio"
-	"compress/gzip"
-	"io"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/faultline-dev/faultline/gitsrc/pkgdb"
 )
 
-// Backport is one change a distribution package's changelog says it made
-// (a bullet of a Debian changelog entry) that names a CVE or an upstream
-// commit.
-type Backport struct {
-	// Version is the package version whose entry says it ("1:1.2.11.dfsg-4.1").
-	Version string `json:"version"`
-	// Upstream is that version's upstream release ("1.2.11").
-	Upstream string   `json:"upstream"`
-	CVEs     []string `json:"cves,omitempty"`
-	// Commits are the abbreviated or full commit hashes the change names.
-	Commits []string `json:"commits,omitempty"`
-	// Text is the bullet as the packager wrote it, on one line (capped).
-	Text string `json:"text"`
-}
-
-const (
-	// maxChangelog caps the decompressed changelog read.
-	maxChangelog = 4 << 20
-	// maxChangelogItems caps the bullets kept from one changelog.
-	maxChangelogItems = 5000
-	// maxBackportText caps one bullet's text.
-	maxBackportText = 600
-)
-
-var (
-	// changelogHeaderRE is an entry's first line: "zlib (1:1.2.13.dfsg-1) unstable; urgency=low".
-	changelogHeaderRE = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*) \(([^() ]+)\) [^;]*;`)
-	cveRE             = regexp.MustCompile(`CVE-[0-9]{4}-[0-9]{4,}`)
-	// commitWordRE is a word that may be a commit hash; commitHash checks it.
-	commitWordRE = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
-)
-
-// readDebianChangelog reads the changes of <sysroot>/usr/share/doc/PKG/
-// changelog.Debian.gz (the binary package's, else the source package's
-// directory), one per top-level bullet, newest first; bounded by
-// maxChangelog bytes and maxChangelogItems bullets.
-func readDebianChangelog(sysroot string, p *Package) []Backport {
-	for _, name := range []string{p.Name, p.Source} {
-		if name == "" || strings.ContainsAny(name, "/\x00") {
-			continue
-		}
-		f, err := os.Open(filepath.Join(sysroot, "/usr/share/doc", name, "changelog.Debian.gz"))
-		if err != nil {
-			continue
-		}
-		defer f.Close()
-		zr, err := gzip.NewReader(io.LimitReader(f, maxChangelog))
-		if err != nil {
-			return nil
-		}
-		return parseDebianChangelog(io.LimitReader(zr, maxChangelog))
-	}
-	return nil
-}
-
-// parseDebianChangelog splits a Debian changelog (deb-changelog(5)) into
-// its bullets, each with the version of its entry.
-func parseDebianChangelog(r io.Reader) []Backport {
-	var out []Backport
-	var version string
-	var cur *strings.Builder
-	flush := func() {
-		if cur != nil && version != "" && len(out) < maxChangelogItems {
-			out = append(out, newBackport(version, cur.String()))
-		}
-		cur = nil
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<10)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case changelogHeaderRE.MatchString(line):
-			flush()
-			version = changelogHeaderRE.FindStringSubmatch(line)[2]
-		case strings.HasPrefix(line, " -- "):
-			flush()
-		case strings.HasPrefix(line, "  * "):
-			flush()
-			cur = &strings.Builder{}
-			cur.WriteString(strings.TrimSpace(line[4:]))
-		case cur != nil && strings.TrimSpace(line) != "" && cur.Len() < maxBackportText:
-			cur.WriteString(" " + strings.TrimSpace(line))
-		}
-	}
-	flush()
-	return out
-}
-
-func newBackport(version, text string) Backport {
-	if len(text) > maxBackportText {
-		text = text[:maxBackportText]
-	}
-	b := Backport{Version: version, Upstream: debianUpstream(version), Text: text}
-	for _, c := range cveRE.FindAllString(text, -1) {
-		b.CVEs = appendUnique(b.CVEs, c)
-	}
-	for _, w := range commitWordRE.FindAllString(text, -1) {
-		if commitHash(w) {
-			b.Commits = appendUnique(b.Commits, w)
-		}
-	}
-	return b
-}
-
-// commitHash reports whether a hexadecimal word reads as a commit hash:
-// digits and letters both (not a date, not a word such as "decade").
-func commitHash(w string) bool {
-	return strings.ContainsAny(w, "0123456789") && strings.ContainsAny(w, "abcdef")
-}
-
-// names reports whether the change names CVE id or commit (a full hash
-// the change abbreviates, or an abbreviation of it).
-func (b *Backport) names(cve, commit string) bool {
-	for _, c := range b.CVEs {
-		if cve != "" && c == cve {
-			return true
-		}
-	}
-	for _, h := range b.Commits {
-		if commit != "" && len(h) >= 7 && len(commit) >= 7 && (strings.HasPrefix(commit, h) || strings.HasPrefix(h, commit)) {
-			return true
-		}
-	}
-	return false
-}
-
-// describes reports whether the change's text carries a commit's subject
-// (Debian often quotes upstream's subject: "Fix a bug when getting a gzip
-// header extra field with inflate()"). Short subjects never match.
-func (b *Backport) describes(subject string) bool {
-	s := normalizeSentence(subject)
-	return len(s) >= 24 && strings.Contains(normalizeSentence(b.Text), s)
-}
-
-// normalizeSentence lowercases, joins whitespace and drops a final period.
-func normalizeSentence(s string) string {
-	return strings.TrimSuffix(strings.Join(strings.Fields(strings.ToLower(s)), " "), ".")
-}
-
-// sinceRelease are the changes that name a CVE or commit made on top of
-// the given upstream release (what the package adds to the tag).
-func sinceRelease(all []Backport, upstream string) []Backport {
-	var out []Backport
-	for _, b := range all {
-		if b.Upstream == upstream && (len(b.CVEs) > 0 || len(b.Commits) > 0) {
-			out = append(out, b)
-		}
-	}
-	return out
-}
+// Backport is one change a package's changelog says it made (pkgdb).
+type Backport = pkgdb.Backport
 
 // loadBackports reads the changelog of every component installed by dpkg.
 func loadBackports(comps []*component, sysroot string) {
 	for _, comp := range comps {
 		if p := comp.Package; p != nil && p.Manager == "dpkg" {
-			comp.changelog = readDebianChangelog(sysroot, p)
-			comp.Backports = sinceRelease(comp.changelog, p.Upstream)
+			comp.changelog = pkgdb.ReadDebianChangelog(sysroot, p)
+			comp.Backports = pkgdb.SinceRelease(comp.changelog, p.Upstream)
 		}
 	}
 }
@@ -175,14 +22,14 @@ func loadBackports(comps []*component, sysroot string) {
 // backportOf finds the change of a component's changelog that applied an
 // upstream commit: by its hash, a CVE id its message names, or its subject.
 func (comp *component) backportOf(commit, subject, message string) *Backport {
-	cves := cveRE.FindAllString(message, -1)
+	cves := pkgdb.CVEs(message)
 	for i := range comp.changelog {
 		b := &comp.changelog[i]
-		if b.names("", commit) || subject != "" && b.describes(subject) {
+		if b.Names("", commit) || subject != "" && b.Describes(subject) {
 			return b
 		}
 		for _, c := range cves {
-			if b.names(c, "") {
+			if b.Names(c, "") {
 				return b
 			}
 		}
@@ -214,7 +61,8 @@ func markBackports(res *Result, comps []*component) {
 // cveID reports whether s is a CVE id ("cve-2022-37434" as well).
 func cveID(s string) (string, bool) {
 	u := strings.ToUpper(strings.TrimSpace(s))
-	return u, cveRE.FindString(u) == u && u != ""
+	cves := pkgdb.CVEs(u)
+	return u, len(cves) == 1 && cves[0] == u
 }
 
 // fixFromBackports answers --fix from the changelogs: a CVE id (cve set)
@@ -229,7 +77,7 @@ func fixFromBackports(comps []*component, fc *FixCheck, cve string) *FixCheck {
 		var b *Backport
 		if cve != "" {
 			for i := range comp.changelog {
-				if comp.changelog[i].names(cve, "") {
+				if comp.changelog[i].Names(cve, "") {
 					b = &comp.changelog[i]
 					break
 				}

@@ -200,37 +200,6 @@ func TestVersionClues(t *testing.T) {
 	}
 }
 
-// TestDebianUpstreamVersions: epochs, Debian revisions, repack suffixes,
-// "really" and git snapshots, as bookworm's packages spell them.
-func TestDebianUpstreamVersions(t *testing.T) {
-	for in, want := range map[string]string{
-		"1:1.2.13.dfsg-1":               "1.2.13",
-		"1.13.1+dfsg-4":                 "1.13.1",
-		"1:1.24.2-1+deb12u1":            "1.24.2",
-		"3.11.2-6+deb12u6":              "3.11.2",
-		"7.88.1-10+deb12u14":            "7.88.1",
-		"2.36-9+deb12u14":               "2.36",
-		"12.2.0-14+deb12u1":             "12.2.0",
-		"9.1.0+ds1-2":                   "9.1.0",
-		"3.0~dfsg2-1":                   "3.0",
-		"2.4+really2.3-1":               "2.3",
-		"1.5.0really1.4.3-2":            "1.4.3",
-		"0.0~git20220216.ae108ef-1":     "ae108ef",
-		"0.0~git20220513.bb1473a-2+b1":  "bb1473a",
-		"20220623.1-1":                  "20220623.1",
-		"5.4.1-1":                       "5.4.1",
-		"1.1.1w-0+deb11u1":              "1.1.1w",
-		"3.21.12-3":                     "3.21.12",
-		"2.9.14+dfsg-1.3~deb12u1":       "2.9.14",
-		"4.6.0+dfsg-12":                 "4.6.0",
-		"1:6.2.41133.60200-crdnnh.04~1": "6.2.41133.60200",
-	} {
-		if got := debianUpstream(in); got != want {
-			t.Errorf("debianUpstream(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestRegistryConventions: the registry knows at least 40 upstreams, each
 // with a repository, a default branch and tags for a release; the tag
 // conventions of the examples.

@@ -7,7 +7,11 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/pkgdb"
 )
+
+// Package is the distribution package that installed a module (pkgdb).
+type Package = pkgdb.Package
 
 // component is a Component being resolved.
 type component struct {
@@ -72,7 +76,7 @@ func fileExists(p string) bool {
 // inventoryCtx is what the inventory's sources share for one crash.
 type inventoryCtx struct {
 	opt   *Options
-	owner *packageOwners
+	owner *pkgdb.Owners
 }
 
 // inventory finds the component of every module that frames point into,
@@ -89,7 +93,7 @@ func inventory(c *analysis.Crash, opt *Options, frameFiles map[string][]string) 
 	for i, m := range mods {
 		paths[i] = m.Path
 	}
-	ic := &inventoryCtx{opt: opt, owner: newPackageOwners(opt.Sysroot, paths)}
+	ic := &inventoryCtx{opt: opt, owner: pkgdb.NewOwners(opt.Sysroot, paths)}
 	byKey := map[string]*component{}
 	var out []*component
 	for _, m := range mods {
@@ -154,7 +158,7 @@ func (ic *inventoryCtx) factsOf(m *analysis.Module, files []string) (moduleFacts
 	opt := ic.opt
 	var problems []Problem
 	f := moduleFacts{}
-	f.pkg = ic.owner.of(m.Path)
+	f.pkg = ic.owner.Of(m.Path)
 	if r := opt.Config.rule(m.Path); r != nil {
 		f.fromRule(r, m.Path, opt.NoRegistry)
 		return f, nil
@@ -307,7 +311,7 @@ func (f *moduleFacts) fromRegistry(m *analysis.Module, sysroot string) {
 // fromPackageUpstream uses the repository a package's copyright file names
 // as its source, with the common tag conventions.
 func (f *moduleFacts) fromPackageUpstream() {
-	url := f.pkg.upstreamRepo
+	url := f.pkg.Repository
 	if url == "" || f.pkg.Upstream == "" {
 		return
 	}

@@ -88,25 +88,6 @@ func TestPackageNote(t *testing.T) {
 	}
 }
 
-// TestDpkg reads this machine's dpkg database; dpkg-query agrees.
-func TestDpkg(t *testing.T) {
-	gitPath, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gitPath, _ = filepath.EvalSymlinks(gitPath)
-	owner, err := exec.Command("dpkg-query", "-S", gitPath).Output()
-	if err != nil {
-		t.Skip("git is not from a Debian package here")
-	}
-	pkg, _, _ := strings.Cut(strings.TrimSpace(string(owner)), ":")
-	ver, _ := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
-	got := dpkgOwners("", []string{gitPath})[gitPath]
-	if got.Name != pkg || got.Version != string(ver) {
-		t.Errorf("dpkgOwners(%s) = %v, dpkg-query says %s %s", gitPath, got, pkg, ver)
-	}
-}
-
 func TestPythonMetadata(t *testing.T) {
 	site := filepath.Join(t.TempDir(), "lib", "python3.12", "site-packages")
 	write := func(p, s string) {

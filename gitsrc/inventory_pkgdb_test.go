@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/pkgdb"
 )
 
 // TestRPMInventory: a root whose rpm database (built by the real rpm and
@@ -84,8 +85,7 @@ func TestCondaInventory(t *testing.T) {
 		"/opt/conda/envs/ml/bin/python3.11":     {"cpython", "v3.11.8"},
 	}
 	for mod, want := range mods {
-		pkg := condaOwner(root, mod)
-		if pkg == nil || pkg.Manager != "conda" {
+		if pkg := pkgdb.NewOwners(root, []string{mod}).Of(mod); pkg == nil || pkg.Manager != "conda" {
 			t.Fatalf("%s: package %+v", mod, pkg)
 		}
 		c := &analysis.Crash{Modules: []analysis.Module{{Path: mod}},
@@ -95,7 +95,7 @@ func TestCondaInventory(t *testing.T) {
 			t.Errorf("%s: components %+v, problems %+v; want %v from conda", mod, comps, problems, want)
 		}
 	}
-	if pkg := condaOwner(root, "/opt/conda/envs/ml/lib/libother.so"); pkg != nil {
+	if pkg := pkgdb.NewOwners(root, []string{"/opt/conda/envs/ml/lib/libother.so"}).Of("/opt/conda/envs/ml/lib/libother.so"); pkg != nil {
 		t.Errorf("a file no record lists: %+v", pkg)
 	}
 }

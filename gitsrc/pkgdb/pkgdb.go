@@ -1,6 +1,17 @@
-package gitsrc
+// Package pkgdb reads what package managers' databases say about the
+// files of a crash: which package installed a module (dpkg, merged /usr
+// included; rpm; conda-meta), its version and source package, the upstream
+// release that version packages, and what a Debian package's copyright and
+// changelog files say (its upstream's repository; the CVEs and upstream
+// commits each upload applied).
+//
+// Everything read comes from the machine or a sysroot (a container's
+// root): every file read is capped, and rpm is run with a time limit.
+package pkgdb
 
 import (
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -23,37 +34,40 @@ type Package struct {
 	// Upstream-Name), when the package says.
 	UpstreamName string `json:"upstreamName,omitempty"`
 
-	// upstreamRepo is a git repository the package names as its source.
-	upstreamRepo string
+	// Repository is a git repository the package names as its upstream
+	// source (Debian copyright's Source on a git host).
+	Repository string `json:"repository,omitempty"`
 }
 
-// packageOwners answers which package installed a module, asking the
-// package databases once for all the crash's modules, on first use.
-type packageOwners struct {
+// Owners answers which package installed a module, asking the package
+// databases once for all the crash's modules, on first use.
+type Owners struct {
 	sysroot string
 	paths   []string
 	owners  map[string]*Package
 }
 
-func newPackageOwners(sysroot string, paths []string) *packageOwners {
-	return &packageOwners{sysroot: sysroot, paths: paths}
+// NewOwners prepares the lookup of the given module paths under sysroot
+// ("" for this machine).
+func NewOwners(sysroot string, paths []string) *Owners {
+	return &Owners{sysroot: sysroot, paths: paths}
 }
 
-// of returns the package that installed module, or nil.
-func (po *packageOwners) of(module string) *Package {
+// Of returns the package that installed module, or nil.
+func (po *Owners) Of(module string) *Package {
 	if po.owners == nil {
 		po.load()
 	}
 	return po.owners[module]
 }
 
-func (po *packageOwners) load() {
+func (po *Owners) load() {
 	po.owners = map[string]*Package{}
 	for p, dp := range dpkgOwners(po.sysroot, po.paths) {
 		pkg := &Package{Manager: "dpkg", Name: dp.Name, Version: dp.Version, Source: dp.Source,
-			SourceVersion: dp.SourceVersion, Upstream: debianUpstream(firstNonEmpty(dp.SourceVersion, dp.Version))}
+			SourceVersion: dp.SourceVersion, Upstream: DebianUpstream(firstNonEmpty(dp.SourceVersion, dp.Version))}
 		cr := readDebianCopyright(po.sysroot, dp.Name)
-		pkg.UpstreamName, pkg.upstreamRepo = cr.UpstreamName, cr.repositoryURL()
+		pkg.UpstreamName, pkg.Repository = cr.UpstreamName, cr.repositoryURL()
 		po.owners[p] = pkg
 	}
 	var rest []string
@@ -80,6 +94,41 @@ func sysrootPath(sysroot, p string) string {
 		return p
 	}
 	return filepath.Join(sysroot, p)
+}
+
+// maxSmallFile caps the database files read whole (dpkg lists, copyright files).
+const maxSmallFile = 1 << 20
+
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxSmallFile))
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
 }
 
 // splitRPMSource splits a source rpm's file name

@@ -1,4 +1,4 @@
-package gitsrc
+package pkgdb
 
 import (
 	"encoding/json"
@@ -67,7 +67,7 @@ func condaOwner(sysroot, module string) *Package {
 		for _, f := range r.Files {
 			if f == rel {
 				return &Package{Manager: "conda", Name: r.Name, Version: r.Version + "-" + r.Build,
-					Source: r.Name, SourceVersion: r.Version, Upstream: publicVersion(r.Version)}
+					Source: r.Name, SourceVersion: r.Version, Upstream: r.Version}
 			}
 		}
 	}
