@@ -93,7 +93,7 @@ func ParseFaulthandler(r io.Reader) (*FaulthandlerLog, error) {
 	lr := newLineReader(r, maxPyLineLen)
 	log := &FaulthandlerLog{}
 	var cur *PyThread
-	started := false
+	started, haveCurrent := false, false
 	for n := 0; n < maxLogLines; n++ {
 		line, ok, err := lr.next()
 		if err != nil {
@@ -126,17 +126,7 @@ func ParseFaulthandler(r io.Reader) (*FaulthandlerLog, error) {
 			log.Error = line
 			cur = nil
 		case fhThreadRe.MatchString(line) || fhStackRe.MatchString(line):
-			if len(log.Threads) >= maxPyThreads {
-				cur = nil
-				continue
-			}
-			t := PyThread{}
-			if m := fhThreadRe.FindStringSubmatch(line); m != nil {
-				t.Current = m[1] == "Current thread"
-				t.ID, _ = strconv.ParseUint(m[2][2:], 16, 64)
-			}
-			log.Threads = append(log.Threads, t)
-			cur = &log.Threads[len(log.Threads)-1]
+			cur = log.addThread(line, &haveCurrent)
 		case cur != nil && fhFrameRe.MatchString(line):
 			m := fhFrameRe.FindStringSubmatch(line)
 			ln, _ := strconv.Atoi(m[2]) // "???" stays 0
@@ -165,4 +155,25 @@ func ParseFaulthandler(r io.Reader) (*FaulthandlerLog, error) {
 		return nil, fmt.Errorf("%w (no \"Thread 0x... (most recent call first):\" section)", ErrNotFaulthandler)
 	}
 	return log, nil
+}
+
+// addThread starts the thread a header line names and returns it, or nil
+// when the thread cap leaves it out. The crashing ("Current thread")
+// thread is kept whatever the cap, in the place of the last other thread
+// kept: decoy threads printed before it cannot hide it.
+func (log *FaulthandlerLog) addThread(line string, haveCurrent *bool) *PyThread {
+	t := PyThread{}
+	if m := fhThreadRe.FindStringSubmatch(line); m != nil {
+		t.Current = m[1] == "Current thread"
+		t.ID, _ = strconv.ParseUint(m[2][2:], 16, 64)
+	}
+	if len(log.Threads) >= maxPyThreads {
+		if !t.Current || *haveCurrent {
+			return nil
+		}
+		log.Threads = log.Threads[:maxPyThreads-1]
+	}
+	*haveCurrent = *haveCurrent || t.Current
+	log.Threads = append(log.Threads, t)
+	return &log.Threads[len(log.Threads)-1]
 }
