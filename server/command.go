@@ -232,7 +232,8 @@ func (s *Server) gotoGPULevel(ctx context.Context, k int) (*frameLocation, error
 		return nil, fmt.Errorf("the crash has no GPU inline level %d", k)
 	}
 	if gs.path == "" {
-		return nil, fmt.Errorf("GPU inline level %d (%s) has no local source: %s", k, funcName(gs.frame), gs.frame.File)
+		// Not on this machine: the level's read-only frame document.
+		return s.showDoc(ctx, v, gpuChainThread, k-1, gs.frame)
 	}
 	return s.showSite(ctx, v, gs.site)
 }

@@ -24,8 +24,9 @@ import (
 //	faultline-frame:/<load>/<thread>/<frame>/<title>
 //
 // where load numbers the open dump (a document of a dump since replaced
-// is refused), thread is the thread id, frame the frame's index and title
-// (framedoc.Name, escaped) is only for the editor's tab.
+// is refused), thread is the thread id (0: the GPU fault's inline chain),
+// frame the frame's index (in the chain: the inline level less one) and
+// title (framedoc.Name, escaped) is only for the editor's tab.
 const FrameScheme = "faultline-frame"
 
 // MethodFrameDocument is the custom request returning a frame document's
@@ -118,16 +119,35 @@ func (s *Server) renderFrameDoc(ref frameDocRef) (framedoc.Document, error) {
 	if l == nil || l.seq != ref.load {
 		return framedoc.Document{}, errors.New("the dump this frame belongs to is no longer open")
 	}
-	t := l.view.crash.Thread(ref.thread)
-	if t == nil || ref.frame < 0 || ref.frame >= len(t.Frames) {
+	frames := gpuChainFrames(l.view.crash)
+	if ref.thread != gpuChainThread {
+		frames = nil
+		if t := l.view.crash.Thread(ref.thread); t != nil {
+			frames = t.Frames
+		}
+	}
+	if ref.frame < 0 || ref.frame >= len(frames) {
 		return framedoc.Document{}, fmt.Errorf("the dump has no frame #%d of thread %d", ref.frame, ref.thread)
 	}
-	fr := t.Frames[ref.frame]
+	fr := frames[ref.frame]
 	var doc framedoc.Document
 	if !l.withSession(func(sess *analysis.Session) { doc = framedoc.ForFrame(sess, fr) }) {
 		return framedoc.Document{}, errors.New("the dump this frame belongs to is no longer open")
 	}
 	return doc, nil
+}
+
+// gpuChainThread is the thread of the frame documents of the GPU fault's
+// inline chain (no host thread has id 0).
+const gpuChainThread = 0
+
+// gpuChainFrames are the GPU fault's inline levels, innermost first (nil
+// without a GPU fault).
+func gpuChainFrames(c *analysis.Crash) []analysis.Frame {
+	if c.GPU == nil {
+		return nil
+	}
+	return c.GPU.Frames
 }
 
 // showFrameDoc shows the document of frame index fi of v's selected thread
@@ -136,12 +156,17 @@ func (s *Server) renderFrameDoc(ref frameDocRef) (framedoc.Document, error) {
 // capabilities.experimental.faultlineFrameDocuments); otherwise the client
 // opens the returned URI itself.
 func (s *Server) showFrameDoc(ctx context.Context, v *view, fi int) (*frameLocation, error) {
+	return s.showDoc(ctx, v, v.thread.ID, fi, v.sites[fi].frame)
+}
+
+// showDoc shows the document of frame fr, index fi of thread (or of the
+// GPU chain: gpuChainThread), as showFrameDoc does.
+func (s *Server) showDoc(ctx context.Context, v *view, thread, fi int, fr *analysis.Frame) (*frameLocation, error) {
 	if v.src == nil {
 		return nil, errors.New("the dump is still loading")
 	}
-	fr := v.sites[fi].frame
-	u := frameDocURI(v.src.seq, v.thread.ID, fi, fr)
-	doc, err := s.renderFrameDoc(frameDocRef{load: v.src.seq, thread: v.thread.ID, frame: fi})
+	u := frameDocURI(v.src.seq, thread, fi, fr)
+	doc, err := s.renderFrameDoc(frameDocRef{load: v.src.seq, thread: thread, frame: fi})
 	if err != nil {
 		return nil, err
 	}

@@ -320,8 +320,12 @@ func (v *view) gpuInfo() *GPUInfo {
 	}
 	for i := range g.Frames {
 		fr := &g.Frames[i]
-		info.Frames = append(info.Frames, FrameInfo{Index: i, Function: fr.Function, File: fr.File, Line: fr.Line,
-			Column: fr.Column, PC: fr.PC, Module: fr.Module, Inlined: fr.Inlined, Culprit: i == 0, URI: placed[i+1]})
+		f := FrameInfo{Index: i, Function: fr.Function, File: fr.File, Line: fr.Line,
+			Column: fr.Column, PC: fr.PC, Module: fr.Module, Inlined: fr.Inlined, Culprit: i == 0, URI: placed[i+1]}
+		if f.URI == "" && v.src != nil {
+			f.DocURI = string(frameDocURI(v.src.seq, gpuChainThread, i, fr))
+		}
+		info.Frames = append(info.Frames, f)
 	}
 	return info
 }

@@ -252,3 +252,60 @@ func TestGPUSanitizerLog(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestGPULevelWithoutSourceOpensItsDocument: a compute-sanitizer report
+// whose device frames name files not on this machine (its paths moved to
+// /nonexistent-build): faultline.gotoFrame {"level": k} answers with the
+// level's read-only frame document (it failed with RequestFailed -32803),
+// whose text names the level's function and file:line, and
+// faultline/threads gives each GPU level its docUri.
+func TestGPULevelWithoutSourceOpensItsDocument(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("..", "analysis", "logs", "testdata", "gpu", "memcheck.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := regexp.MustCompile(` in /\S*/src/`).ReplaceAll(text, []byte(" in /nonexistent-build/src/"))
+	if !strings.Contains(string(moved), "/nonexistent-build/src/access.cuh:") {
+		t.Fatalf("memcheck.txt's frames: no path was moved:\n%s", moved)
+	}
+	log := filepath.Join(t.TempDir(), "memcheck.txt")
+	if err := os.WriteFile(log, moved, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvIn(t, t.TempDir(), map[string]any{"offline": true}, server.Options{})
+	var sum server.OpenSummary
+	if err := e.Execute(server.CommandOpen, map[string]string{"dump": log}, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.URI != "" || len(sum.Unresolved) == 0 {
+		t.Fatalf("open summary = %+v; want the kernel's sources unresolved", sum)
+	}
+	threads, b := requestThreads(t, e)
+	if threads.GPU == nil || len(threads.GPU.Frames) != 4 {
+		t.Fatalf("faultline/threads = %s", b)
+	}
+	for k, f := range threads.GPU.Frames {
+		if f.URI != "" || !strings.HasPrefix(f.DocURI, server.FrameScheme+":") {
+			t.Errorf("GPU level %d: uri %q, docUri %q", k+1, f.URI, f.DocURI)
+		}
+	}
+	for _, k := range []int{1, 3} {
+		var loc struct {
+			URI      string `json:"uri"`
+			Line     int    `json:"line"`
+			Document bool   `json:"document"`
+		}
+		if err := e.Execute(server.CommandGotoFrame, map[string]int{"level": k}, &loc); err != nil {
+			t.Fatalf("gotoFrame level %d: %v", k, err)
+		}
+		f := threads.GPU.Frames[k-1]
+		if !loc.Document || loc.URI != f.DocURI {
+			t.Errorf("gotoFrame level %d = %+v; want the document %s", k, loc, f.DocURI)
+		}
+		doc, err := e.frameDoc(loc.URI)
+		want := fmt.Sprintf("%s:%d (not found on this machine)", f.File, f.Line)
+		if err != nil || !strings.Contains(doc.Text, want) || !strings.Contains(doc.Text, f.Function) {
+			t.Errorf("level %d's document: %v\n%s\nwant %q and %q", k, err, doc.Text, want, f.Function)
+		}
+	}
+}
