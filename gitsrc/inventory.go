@@ -1,7 +1,9 @@
 package gitsrc
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,7 +165,7 @@ func (ic *inventoryCtx) factsOf(m *analysis.Module, files []string) (moduleFacts
 		f.fromRule(r, m.Path, opt.NoRegistry)
 		return f, nil
 	}
-	if err := f.fromPackageNote(moduleFile(m, opt.Sysroot)); err != nil {
+	if err := f.fromPackageNote(moduleFile(m, opt.Sysroot)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		problems = append(problems, Problem{Module: m.Path, Message: "reading .note.package: " + err.Error()})
 	}
 	if f.repo == "" && f.name == "" && f.pkg != nil {

@@ -40,6 +40,9 @@ var (
 	cveRE             = regexp.MustCompile(`CVE-[0-9]{4}-[0-9]{4,}`)
 	// commitWordRE is a word that may be a commit hash; commitHash checks it.
 	commitWordRE = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	// newUpstreamRE is a change that imports the upstream release itself:
+	// the CVEs it names are fixed upstream, not on top of it.
+	newUpstreamRE = regexp.MustCompile(`(?i)^(import(ing)? )?new upstream`)
 )
 
 // ReadDebianChangelog reads the changes of <sysroot>/usr/share/doc/PKG/
@@ -107,12 +110,20 @@ func newBackport(version, text string) Backport {
 	for _, c := range cveRE.FindAllString(text, -1) {
 		b.CVEs = appendUnique(b.CVEs, c)
 	}
-	for _, w := range commitWordRE.FindAllString(text, -1) {
-		if commitHash(w) {
+	for _, loc := range commitWordRE.FindAllStringIndex(text, -1) {
+		if w := text[loc[0]:loc[1]]; commitHash(w) && !inVersion(text, loc[0], loc[1]) {
 			b.Commits = appendUnique(b.Commits, w)
 		}
 	}
 	return b
+}
+
+// inVersion reports whether the word at text[i:j] is part of a version
+// or a snapshot name ("kineto 20210224.0703c78", "1.2+git.ab12cd3"): a
+// commit of another project, not one the change applied.
+func inVersion(text string, i, j int) bool {
+	joined := func(c byte) bool { return c == '.' || c == '+' || c == '~' || c == '-' || c == '_' }
+	return i > 0 && joined(text[i-1]) || j < len(text) && j+1 < len(text) && joined(text[j]) && text[j+1] != ' '
 }
 
 // commitHash reports whether a hexadecimal word reads as a commit hash:
@@ -151,11 +162,12 @@ func normalizeSentence(s string) string {
 }
 
 // SinceRelease are the changes that name a CVE or commit made on top of
-// the given upstream release (what the package adds to the tag).
+// the given upstream release (what the package adds to the tag); the
+// change that imported the release itself is not one.
 func SinceRelease(all []Backport, upstream string) []Backport {
 	var out []Backport
 	for _, b := range all {
-		if b.Upstream == upstream && (len(b.CVEs) > 0 || len(b.Commits) > 0) {
+		if b.Upstream == upstream && (len(b.CVEs) > 0 || len(b.Commits) > 0) && !newUpstreamRE.MatchString(b.Text) {
 			out = append(out, b)
 		}
 	}

@@ -130,3 +130,33 @@ func FuzzParseDpkgStatus(f *testing.F) {
 		})
 	})
 }
+
+// TestChangesOnTopOfRelease: lines of libtorch1.13's real changelog. The
+// upload that imports 1.13.1 "Fixes CVE-2022-45907" upstream, not on top
+// of it; "kineto 20210224.0703c78" is another project's snapshot, not a
+// commit applied; a cherry-picked upstream commit is a change on top.
+func TestChangesOnTopOfRelease(t *testing.T) {
+	all := ParseDebianChangelog(strings.NewReader(`pytorch (1.13.1+dfsg-2) unstable; urgency=medium
+
+  * cherry-pick upstream commit 1eb7682f939a (fix a crash in the JIT)
+
+ -- T <t@example.com>  Mon, 01 Jan 2023 00:00:00 +0000
+
+pytorch (1.13.1+dfsg-1) unstable; urgency=medium
+
+  [ Aron Xu ]
+  * Team upload.
+  * New upstream version 1.13.1 (Closes: #1027851)
+    Fixes CVE-2022-45907.
+  * debian: carry kineto 20210224.0703c78 for header-only use
+
+ -- Aron Xu <aron@debian.org>  Wed, 01 Feb 2023 00:00:00 +0800
+`))
+	if len(all) != 4 || all[2].CVEs[0] != "CVE-2022-45907" || len(all[3].Commits) != 0 {
+		t.Fatalf("changes %+v", all)
+	}
+	on := SinceRelease(all, "1.13.1")
+	if len(on) != 1 || on[0].Version != "1.13.1+dfsg-2" || on[0].Commits[0] != "1eb7682f939a" {
+		t.Errorf("on top of 1.13.1: %+v; want the cherry-pick alone", on)
+	}
+}

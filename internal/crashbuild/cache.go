@@ -5,15 +5,21 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
+// completeMarker, in a cached directory, says that make finished there.
+const completeMarker = ".complete"
+
 // Cached returns a directory that make filled for this key: one made by an
 // earlier run is reused from $FAULTLINE_TEST_CACHE/NAME/KEY (by default
-// ~/.cache/faultline-test, never the checkout), else make fills a fresh
-// temporary directory that is renamed into place when it succeeds, so a
-// half-made one is never taken for a finished one. The key hashes every
-// input given (sources, tool and package versions).
+// ~/.cache/faultline-test, never the checkout). make runs in that
+// directory itself, so the paths a build or a core records there stay
+// true, under a lock file that serialises test processes, and a marker
+// written last tells a finished directory from a half-made one (which is
+// emptied and made again). The key hashes every input given (sources,
+// tool and package versions).
 func Cached(t testing.TB, name string, make func(dir string) error, inputs ...[]byte) string {
 	t.Helper()
 	root := os.Getenv("FAULTLINE_TEST_CACHE")
@@ -30,25 +36,32 @@ func Cached(t testing.TB, name string, make func(dir string) error, inputs ...[]
 		h.Write(in)
 	}
 	dir := filepath.Join(root, name, hex.EncodeToString(h.Sum(nil))[:16])
-	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		return dir
-	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".tmp-")
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := make(tmp); err != nil {
-		os.RemoveAll(tmp)
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		os.RemoveAll(tmp)
-		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() { // another run's rename won
-			t.Fatal(err)
-		}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(filepath.Join(dir, completeMarker)); err == nil {
+		return dir
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := make(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, completeMarker), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
