@@ -35,27 +35,6 @@ const (
 	dtDebug       = 21
 )
 
-// exeWithoutNTFile returns the executable to map when the core lists no
-// files: --exe, else the path the process was run with (AT_EXECFN, then
-// found like any module: as is, under the sysroot, in the search dirs).
-func (p *Process) exeWithoutNTFile() string {
-	if p.opt.Exe != "" {
-		return p.opt.Exe
-	}
-	fn := p.core.ExecFn()
-	if fn == "" && p.core.Process != nil {
-		fn = p.core.Process.Fname
-	}
-	if fn == "" {
-		return ""
-	}
-	file, _ := p.locator.FindBinary(fn, nil)
-	if file == "" && !filepath.IsAbs(fn) {
-		file, _ = p.locator.FindBinary("/"+filepath.Base(fn), nil)
-	}
-	return file
-}
-
 // loadModulesFromLinkMap builds the module list of a core without NT_FILE:
 // the executable at the address its entry point says, then every object on
 // the dynamic linker's link_map list.
@@ -156,46 +135,6 @@ func (p *Process) dtDebug(exe *module) (uint64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no DT_DEBUG in the %d dynamic entries at %#x read from the core", got/16, addr)
-}
-
-// addLinkMapModule adds the object a link_map entry names: loaded with load
-// bias l_addr, its dynamic section at l_ld.
-func (p *Process) addLinkMapModule(name string, bias, ld uint64) {
-	m := &module{path: name, base: bias, bias: bias}
-	p.locate(m)
-	m.bias = bias // l_addr is the bias; locate's page-rounded guess is not needed
-	m.fromLinkMap = true
-	m.setExtentFromFile(ld)
-	p.modules = append(p.modules, m)
-	sortModules(p.modules)
-}
-
-// setExtentFromFile sets a link_map module's address range from its file's
-// PT_LOAD segments, or around l_ld when the file is not known.
-func (m *module) setExtentFromFile(ld uint64) {
-	bias := m.bias
-	m.lo, m.hi = 0, 0
-	if m.obj != nil {
-		for _, ph := range m.obj.ELF().Progs {
-			if ph.Type != elf.PT_LOAD {
-				continue
-			}
-			lo, hi := ph.Vaddr+bias, ph.Vaddr+ph.Memsz+bias
-			if m.lo == 0 || lo < m.lo {
-				m.lo = lo &^ 0xfff
-			}
-			m.hi = max(m.hi, hi)
-		}
-		if m.buildID == nil {
-			m.buildID = m.obj.BuildID()
-		}
-	}
-	if m.hi <= m.lo && ld != 0 {
-		// Without the file only l_ld (inside the object's data) is known.
-		m.lo, m.hi = min(bias, ld), ld+1
-	}
-	m.ld = ld
-	m.base = m.lo
 }
 
 func (p *Process) readWord(addr uint64) (uint64, error) {

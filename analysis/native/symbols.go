@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
+	"github.com/faultline-dev/faultline/analysis/model"
 )
 
 // SymbolAddress returns the run-time address of a global symbol, looked up
@@ -103,4 +104,14 @@ func (m *module) dataSymbols() []dataSymbol {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].addr < out[j].addr })
 	return out
+}
+
+// Locate symbolizes a code address of the crashed process: the inline
+// chain at addr, innermost first (an instruction address, not a return
+// address); nil for an address no module covers.
+func (p *Process) Locate(addr uint64) []model.Frame {
+	if p.moduleAt(addr) == nil {
+		return nil
+	}
+	return newSymbolizer(p).lookup(addr, false)
 }

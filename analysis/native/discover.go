@@ -2,8 +2,12 @@ package native
 
 import (
 	"debug/elf"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
 )
 
@@ -82,4 +86,55 @@ func executable(core *elfcore.Core, lo, hi uint64) bool {
 		}
 	}
 	return false
+}
+
+// looksLikeELF reports whether a mapping is an ELF object: by the header the
+// core dumped at its start, else by the file on disk.
+func (p *Process) looksLikeELF(path string, base uint64) bool {
+	var magic [4]byte
+	if n, _ := p.core.ReadMemory(base, magic[:]); n == 4 {
+		return string(magic[:]) == "\x7fELF"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		// Unknown: keep it only if it is named like a shared object or program.
+		return strings.Contains(filepath.Base(path), ".so") || strings.HasPrefix(path, "/")
+	}
+	defer f.Close()
+	if n, _ := f.Read(magic[:]); n != 4 {
+		return false
+	}
+	return string(magic[:]) == "\x7fELF"
+}
+
+// addVDSO adds the kernel's vDSO, whose image (and unwind info) is in the core.
+func (p *Process) addVDSO(addr uint64) {
+	var seg *elfcore.Segment
+	for i := range p.core.Segments {
+		s := &p.core.Segments[i]
+		if addr >= s.Vaddr && addr < s.Vaddr+s.Filesz {
+			seg = s
+			break
+		}
+	}
+	if seg == nil {
+		return
+	}
+	size := min(seg.Vaddr+seg.Filesz-addr, 1<<20)
+	data := make([]byte, size)
+	if n, _ := p.core.ReadMemory(addr, data); uint64(n) != size {
+		return
+	}
+	obj, err := object.NewObjectFromBytes("[vdso]", data)
+	if err != nil {
+		return
+	}
+	m := &module{path: "[vdso]", lo: addr, hi: seg.Vaddr + seg.Memsz, base: addr, obj: obj, buildID: obj.BuildID()}
+	if vaddr, _, ok := obj.FirstLoadVaddr(); ok {
+		m.bias = addr - vaddr
+	} else {
+		m.bias = addr
+	}
+	m.dbg = obj
+	p.modules = append(p.modules, m)
 }
