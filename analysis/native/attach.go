@@ -9,6 +9,11 @@ import (
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 )
 
+// Step 3 of loading (modules.go): a located file becomes the module's
+// binary: opened (or taken from the Pool), the load bias computed from where
+// its first page is mapped (l_addr for link_map entries), its debug file
+// found and opened.
+
 // attachBinary opens file as module m's binary, computes the load bias
 // from where its first page is mapped, and finds its debug file.
 func (p *Process) attachBinary(m *module, file string) {

@@ -41,7 +41,7 @@ func (o *Options) debuginfodClient() *debugfile.Debuginfod {
 // before any stack is walked) and for the debug file of the program: one
 // goroutine per module (at most maxParallelFetches at a time). The other
 // modules' debug files are fetched lazily, when a stack first reaches the
-// module (fetchDebugLazily), so a process with hundreds of libraries asks
+// module (fetchDebug), so a process with hundreds of libraries asks
 // only for those that hold a frame. A server that is down costs one
 // timeout in all (the client stops asking it).
 func (p *Process) fetchMissing() {

@@ -11,6 +11,28 @@ import (
 	"github.com/faultline-dev/faultline/analysis/elfcore"
 )
 
+// Step 1 of loading (modules.go): which ELF objects the process had mapped,
+// and where. With NT_FILE: one module per load of a file; without it, the
+// executable and the link_map list (linkmap.go). The vDSO is discovered,
+// located and attached at once: its image is in the core.
+
+// discoverMapped is step 1 of loading for a core with NT_FILE: a module
+// for each load of an ELF file, in address order, with its build-id from the
+// headers the core dumped; entry (AT_ENTRY) marks the executable.
+func (p *Process) discoverMapped(entry uint64) []*module {
+	var mods []*module
+	for _, g := range fileMappings(p.core) {
+		if !p.looksLikeELF(g.path, g.base) {
+			continue
+		}
+		m := &module{path: g.path, lo: g.lo, hi: g.hi, base: g.base}
+		m.isExe = entry != 0 && entry >= g.lo && entry < g.hi
+		m.buildID = p.core.BuildIDAt(g.base)
+		mods = append(mods, m)
+	}
+	return mods
+}
+
 // mapping is one load of a file: the NT_FILE ranges from a mapping of its
 // offset 0 up to the next one. A file mapped twice (a program that mmaps
 // an already loaded library to read its ELF data, as ASan's symbolizer,

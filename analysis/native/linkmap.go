@@ -35,9 +35,11 @@ const (
 	dtDebug       = 21
 )
 
-// loadModulesFromLinkMap builds the module list of a core without NT_FILE:
-// the executable at the address its entry point says, then every object on
-// the dynamic linker's link_map list.
+// loadModulesFromLinkMap builds the module list of a core without NT_FILE,
+// with the same steps: the executable is located (exeWithoutNTFile) and
+// attached at the address its entry point says, then every object on the
+// dynamic linker's link_map list is discovered, located and attached in
+// list order (walkLinkMap, addLinkMapModule).
 func (p *Process) loadModulesFromLinkMap(entry uint64) {
 	exe := p.exeWithoutNTFile()
 	switch {

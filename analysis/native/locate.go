@@ -9,10 +9,36 @@ import (
 	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
 )
 
-// locate finds the module's file and debug file and computes its load
-// bias. When no file matches, the module keeps what was tried in
-// m.notFound; fetchMissing may still find it (debuginfod) before
-// reportMissing turns that into one problem.
+// Step 2 of loading (modules.go): where a module's files are looked for.
+// This is the one place the order of the sources is written; the first
+// source with a file whose build-id is the core's wins, and a file of
+// another build is reported and never used.
+//
+// The binary:
+//  1. the executable named with --exe, for the core's executable only
+//     (locateGivenExe);
+//  2. the path the core maps it from: under --sysroot when one is set, as
+//     mapped, then by base name in each --solib-dir and in --exe's
+//     directory (locateMapped: debugfile.Locator.FindBinary); without
+//     NT_FILE, the executable is --exe, else the path it was run with
+//     (exeWithoutNTFile);
+//  3. debuginfod by build-id, for every module still missing at once
+//     (fetchMissing).
+//
+// The debug file:
+//  1. the binary itself, when it has .debug_info;
+//  2. .build-id/xx/rest.debug in /usr/lib/debug, each --debug-dir and the
+//     sysroot's /usr/lib/debug;
+//  3. the file .gnu_debuglink names (its CRC checked): beside the binary,
+//     in its .debug/ directory, and under each debug directory (1-3:
+//     findDebug, through debugfile.Locator.FindDebug);
+//  4. debuginfod by build-id: the executable's with the missing binaries, a
+//     library's when a stack first reaches it (fetchMissing, fetchDebug).
+
+// locate finds module m's binary (sources 1 and 2 above) and attaches it,
+// which finds its debug file. When no file matches, the module keeps what
+// was tried in m.notFound; fetchMissing may still find it (debuginfod)
+// before reportMissingBinaries turns that into one problem.
 func (p *Process) locate(m *module) {
 	if m.isExe && p.opt.Exe != "" {
 		p.locateGivenExe(m)

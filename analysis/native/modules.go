@@ -14,29 +14,36 @@ const (
 	atSysinfoEHdr = 33
 )
 
-// loadModules builds the module list from NT_FILE (plus the vDSO) and finds
-// each object's file and debug file.
+// Module loading is one pipeline, run once per core (loadModules):
+//
+//  1. discover (discover.go, linkmap.go): which ELF objects the process had
+//     mapped, and where: one module per load of a file in the core's NT_FILE
+//     note; without NT_FILE, the executable at the address AT_ENTRY says and
+//     each object on the dynamic linker's link_map list; then the vDSO
+//     (AT_SYSINFO_EHDR), whose image is in the core itself.
+//  2. locate (locate.go): each module's file and its debug file, asking the
+//     sources listed there in their order.
+//  3. attach (attach.go): open the file (or take it from the Pool, when an
+//     earlier core of the program opened it), compute the load bias, open
+//     the debug file. Symbols and unwind tables are built when a stack first
+//     reaches the module (module.go).
+//
+// debuginfod, the last source of step 2, is asked for every module still
+// missing a file at once, after the local lookups (debuginfod.go); what no
+// source had becomes one problem per module (missing.go).
 func (p *Process) loadModules() {
-	core := p.core
-	order := fileMappings(core)
-	entry, _ := core.AuxVal(atEntry)
-	for _, g := range order {
-		if !p.looksLikeELF(g.path, g.base) {
-			continue
-		}
-		m := &module{path: g.path, lo: g.lo, hi: g.hi, base: g.base}
-		m.isExe = entry != 0 && entry >= g.lo && entry < g.hi
-		m.buildID = core.BuildIDAt(g.base)
+	entry, _ := p.core.AuxVal(atEntry)
+	for _, m := range p.discoverMapped(entry) {
 		p.locate(m)
 		p.modules = append(p.modules, m)
 		if m.isExe {
 			p.exe = m
 		}
 	}
-	if len(core.Files) == 0 {
+	if len(p.core.Files) == 0 {
 		p.loadModulesFromLinkMap(entry)
 	}
-	if vdso, ok := core.AuxVal(atSysinfoEHdr); ok && vdso != 0 {
+	if vdso, ok := p.core.AuxVal(atSysinfoEHdr); ok && vdso != 0 {
 		p.addVDSO(vdso)
 	}
 	sortModules(p.modules)
