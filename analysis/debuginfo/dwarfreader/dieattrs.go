@@ -37,7 +37,21 @@ type DieAttrs struct {
 	strOffsetsBase AttrVal
 	addrBase       AttrVal
 	rnglistsBase   AttrVal
+	gnuDwoID       uint64  // DW_AT_GNU_dwo_id (DWARF 4 split units)
+	hasGNUDwoID    bool    //
+	gnuRangesBase  AttrVal // DW_AT_GNU_ranges_base (DWARF 4 skeletons)
 }
+
+// GNU DebugFission attributes, the DWARF 4 form of split DWARF that DWARF 5
+// standardized (gcc's include/dwarf2.def; https://gcc.gnu.org/wiki/DebugFission):
+// a skeleton unit names its .dwo (DW_AT_GNU_dwo_name) and carries the bases
+// the split unit's index forms and range lists are read with.
+const (
+	attrGNUDwoName    dwarf.Attr = 0x2130
+	attrGNUDwoID      dwarf.Attr = 0x2131
+	attrGNURangesBase dwarf.Attr = 0x2132
+	attrGNUAddrBase   dwarf.Attr = 0x2133
+)
 
 // readAttrs decodes the attribute values of a DIE of abbreviation a into
 // out, keeping the ones decodeUnit uses (first occurrence wins, as with
@@ -139,15 +153,21 @@ func (a *DieAttrs) setCallSiteOrUnit(attr dwarf.Attr, v AttrVal) {
 		if v.Class == ValStr {
 			a.compDir = StrRef(v.U)
 		}
-	case dwarf.AttrDwoName:
+	case dwarf.AttrDwoName, attrGNUDwoName:
 		if v.Class == ValStr {
 			a.dwoName = StrRef(v.U)
 		}
+	case attrGNUDwoID:
+		if v.Class == ValConst {
+			a.gnuDwoID, a.hasGNUDwoID = v.U, true
+		}
+	case attrGNURangesBase:
+		a.gnuRangesBase = v
 	case dwarf.AttrStmtList:
 		a.stmtList, a.hasStmtList = v.Int64()
 	case dwarf.AttrStrOffsetsBase:
 		a.strOffsetsBase = v
-	case dwarf.AttrAddrBase:
+	case dwarf.AttrAddrBase, attrGNUAddrBase:
 		a.addrBase = v
 	case dwarf.AttrRnglistsBase:
 		a.rnglistsBase = v
@@ -223,10 +243,16 @@ func (df *DwarfFile) ReadUnitDIE(u UnitHeader, withTable bool) (*UnitDIE, error)
 	}
 	ud.next = r.Pos
 	ud.Rctx.addrBase = ud.Bases.Addr
-	if ud.Attrs.Pc.hasEntry {
+	switch {
+	case ud.Attrs.Pc.hasEntry:
 		ud.Rctx.Base = ud.Attrs.Pc.entry
-	} else if ud.Attrs.Pc.HasLow {
+	case ud.Attrs.Pc.HasLow:
 		ud.Rctx.Base = ud.Attrs.Pc.Low
+	case df.skeleton != nil:
+		// A split unit's base address is its skeleton's DW_AT_low_pc
+		// (DWARF 5 §3.1.3; gdb takes it from the skeleton for GNU split
+		// units too): its range lists' offset pairs are relative to it.
+		ud.Rctx.Base = df.skeleton.base
 	}
 	return ud, nil
 }

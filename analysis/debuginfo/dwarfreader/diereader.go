@@ -281,7 +281,8 @@ func (r *DieReader) Value(df *DwarfFile, f dwarfform.Form, implicit int64, unitO
 	switch f {
 	case dwarfform.FormAddr:
 		return AttrVal{ValAddr, r.Uint(r.Uf.asize)}
-	case dwarfform.FormAddrx, dwarfform.FormAddrx1, dwarfform.FormAddrx2, dwarfform.FormAddrx3, dwarfform.FormAddrx4:
+	case dwarfform.FormAddrx, dwarfform.FormAddrx1, dwarfform.FormAddrx2, dwarfform.FormAddrx3, dwarfform.FormAddrx4,
+		dwarfform.FormGNUAddrIndex:
 		idx := r.index(f)
 		if r.Bad {
 			return AttrVal{}
@@ -316,7 +317,8 @@ func (r *DieReader) Value(df *DwarfFile, f dwarfform.Form, implicit int64, unitO
 		return AttrVal{ValStr, uint64(newStrRef(strInStr, r.Uint(r.Uf.OffSize)))}
 	case dwarfform.FormLineStrp:
 		return AttrVal{ValStr, uint64(newStrRef(strInLineStr, r.Uint(r.Uf.OffSize)))}
-	case dwarfform.FormStrx, dwarfform.FormStrx1, dwarfform.FormStrx2, dwarfform.FormStrx3, dwarfform.FormStrx4:
+	case dwarfform.FormStrx, dwarfform.FormStrx1, dwarfform.FormStrx2, dwarfform.FormStrx3, dwarfform.FormStrx4,
+		dwarfform.FormGNUStrIndex:
 		idx := r.index(f)
 		if r.Bad {
 			return AttrVal{}
@@ -340,7 +342,9 @@ func (r *DieReader) Value(df *DwarfFile, f dwarfform.Form, implicit int64, unitO
 	return AttrVal{}
 }
 
-// index reads the index of an addrx or strx form.
+// index reads the index of an addrx or strx form (a ULEB128 for addrx,
+// strx and the GNU DWARF 4 split forms DW_FORM_GNU_addr_index and
+// DW_FORM_GNU_str_index, which mean what addrx and strx mean in DWARF 5).
 func (r *DieReader) index(f dwarfform.Form) uint64 {
 	switch f {
 	case dwarfform.FormAddrx1, dwarfform.FormStrx1:

@@ -42,6 +42,9 @@ type DwarfFile struct {
 	decodedDIEs int
 
 	Dwo *dwoSearch // where split units' .dwo files are (splitdwarf.go)
+	// skeleton is set on the DwarfFile of a .dwo (or a .dwp unit): what the
+	// binary's skeleton unit says its split unit is read with.
+	skeleton *skeleton
 }
 
 // UnitHeader is where one unit of .debug_info lies (DWARF 5 §7.5.1).
@@ -293,7 +296,7 @@ func (df *DwarfFile) Tree(i int) (*UnitTree, error) {
 	df.mu.Unlock()
 	var t *UnitTree
 	var err error
-	if df.Units[i].Utype == utSkeleton {
+	if df.Units[i].Utype == utSkeleton || df.isGNUSkeleton(df.Units[i]) {
 		t, err = df.decodeSkeleton(i)
 	} else {
 		t, err = DecodeUnit(df, df.Units[i])

@@ -91,6 +91,23 @@ type skeleton struct {
 	dwoID            uint64
 	addrBase         uint64
 	stmtList         int64
+	// gnu marks a DWARF 4 skeleton (GNU DebugFission): its split unit is a
+	// version 4 compile unit naming the same DW_AT_GNU_dwo_id, whose
+	// DW_AT_ranges are offsets from DW_AT_GNU_ranges_base in the binary's
+	// .debug_ranges and whose .debug_str_offsets.dwo has no header.
+	gnu        bool
+	rangesBase uint64
+	base       uint64 // the skeleton's DW_AT_low_pc: the split unit's base address
+}
+
+// isGNUSkeleton reports whether u is a DWARF 4 skeleton unit: a compile
+// unit whose DIE names a .dwo with DW_AT_GNU_dwo_name.
+func (df *DwarfFile) isGNUSkeleton(u UnitHeader) bool {
+	if u.Vers >= 5 || u.Utype != UtCompile || df.skeleton != nil {
+		return false
+	}
+	ud, err := df.ReadUnitDIE(u, false)
+	return err == nil && ud.Attrs.dwoName != 0
 }
 
 // decodeSkeleton reads the split unit behind skeleton unit i and returns
@@ -151,11 +168,17 @@ func (df *DwarfFile) readSkeleton(u UnitHeader) (skeleton, error) {
 		return skeleton{}, &object.FormatError{Path: df.Obj.Path(), Format: ".debug_info", Off: int64(u.Off), Msg: "unreadable skeleton unit"}
 	}
 	sk := skeleton{
-		dwoName:  df.Str(ud.Attrs.dwoName),
-		compDir:  df.Str(ud.Attrs.compDir),
-		addrBase: nonNegative(ud.Attrs.addrBase),
-		stmtList: -1,
-		dwoID:    u.dwoID,
+		dwoName:    df.Str(ud.Attrs.dwoName),
+		compDir:    df.Str(ud.Attrs.compDir),
+		addrBase:   nonNegative(ud.Attrs.addrBase),
+		stmtList:   -1,
+		dwoID:      u.dwoID,
+		gnu:        u.Vers < 5,
+		rangesBase: nonNegative(ud.Attrs.gnuRangesBase),
+		base:       ud.Rctx.Base,
+	}
+	if sk.gnu {
+		sk.dwoID = ud.Attrs.gnuDwoID
 	}
 	if ud.Attrs.hasStmtList {
 		sk.stmtList = ud.Attrs.stmtList
@@ -216,25 +239,15 @@ func (df *DwarfFile) decodeSplitUnit(o *object.Object, ss splitSections, sk skel
 	if info == nil {
 		return nil, errors.New("no .debug_info.dwo")
 	}
-	// Index forms in a split unit are relative to the start of the .dwo's
-	// offset tables (after their DWARF 5 headers: length, version,
-	// padding, and for range lists address size, segment selector size
-	// and offset count, §7.26, §7.28) and, for addresses, to the
-	// skeleton's DW_AT_addr_base in the binary's .debug_addr (§3.1.3).
-	secs := DwarfSections{Info: info, Abbrev: ss.abbrev, Str: ss.str,
-		StrOffsets: skipOffsetsHeader(ss.strOffsets, 8),
-		Rnglists:   skipOffsetsHeader(ss.rnglists, 12)}
-	if addr, _, ok := df.Obj.Section(".debug_addr"); ok && sk.addrBase <= uint64(len(addr)) {
-		secs.Addr = addr[sk.addrBase:]
-	}
 	units, err := ParseUnitHeaders(info, o.Elf.ByteOrder)
 	if err != nil && len(units) == 0 {
 		return nil, err
 	}
-	sdf := &DwarfFile{Obj: o, Bo: o.Elf.ByteOrder, Line: df.Line, Strs: df.Strs, Sec: secs, Decoded: map[int]*UnitTree{}}
+	sdf := &DwarfFile{Obj: o, Bo: o.Elf.ByteOrder, Line: df.Line, Strs: df.Strs, Sec: df.splitSections(ss, sk),
+		Decoded: map[int]*UnitTree{}, skeleton: &sk}
 	sdf.IndexOnce.Do(func() { sdf.Units = units })
 	for i, u := range units {
-		if u.Utype != utSplitCU || (sk.dwoID != 0 && u.dwoID != sk.dwoID) {
+		if !sdf.isSplitUnitOf(u, sk) {
 			continue
 		}
 		t, err := sdf.Tree(i)
@@ -254,6 +267,50 @@ func (df *DwarfFile) decodeSplitUnit(o *object.Object, ss splitSections, sk skel
 		return t, nil
 	}
 	return nil, nil
+}
+
+// splitSections are the sections a split unit is read from: its own .dwo
+// sections, and the binary's .debug_addr (and, for a DWARF 4 unit,
+// .debug_ranges) from the skeleton's bases.
+func (df *DwarfFile) splitSections(ss splitSections, sk skeleton) DwarfSections {
+	secs := DwarfSections{Info: ss.info, Abbrev: ss.abbrev, Str: ss.str}
+	// Index forms in a split unit are relative to the start of the .dwo's
+	// offset tables (after their DWARF 5 headers: length, version,
+	// padding, and for range lists address size, segment selector size
+	// and offset count, §7.26, §7.28) and, for addresses, to the
+	// skeleton's DW_AT_addr_base in the binary's .debug_addr (§3.1.3).
+	// DebugFission's tables have no header, and its range lists are in
+	// the binary, from DW_AT_GNU_ranges_base.
+	if sk.gnu {
+		secs.StrOffsets = ss.strOffsets
+		if r, _, ok := df.Obj.Section(".debug_ranges"); ok && sk.rangesBase <= uint64(len(r)) {
+			secs.Ranges = r[sk.rangesBase:]
+		}
+	} else {
+		secs.StrOffsets = skipOffsetsHeader(ss.strOffsets, 8)
+		secs.Rnglists = skipOffsetsHeader(ss.rnglists, 12)
+	}
+	if addr, _, ok := df.Obj.Section(".debug_addr"); ok && sk.addrBase <= uint64(len(addr)) {
+		secs.Addr = addr[sk.addrBase:]
+	}
+	return secs
+}
+
+// isSplitUnitOf reports whether u is the split unit skeleton sk names:
+// a DWARF 5 split unit with its dwo_id, or a DWARF 4 compile unit whose
+// DW_AT_GNU_dwo_id is it (any, when the skeleton gives no id).
+func (df *DwarfFile) isSplitUnitOf(u UnitHeader, sk skeleton) bool {
+	if !sk.gnu {
+		return u.Utype == utSplitCU && (sk.dwoID == 0 || u.dwoID == sk.dwoID)
+	}
+	if u.Vers >= 5 || u.Utype != UtCompile {
+		return false
+	}
+	if sk.dwoID == 0 {
+		return true
+	}
+	ud, err := df.ReadUnitDIE(u, false)
+	return err == nil && ud.Attrs.hasGNUDwoID && ud.Attrs.gnuDwoID == sk.dwoID
 }
 
 // skipOffsetsHeader drops the DWARF 5 header of a .debug_str_offsets,
