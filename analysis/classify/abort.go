@@ -43,7 +43,7 @@ func (a *analyzer) hasFrame(set map[string]bool) (model.Frame, bool) {
 // abortKind classifies a SIGABRT by the runtime path that called abort()
 // and recovers the runtime's message from memory.
 func (a *analyzer) abortKind() {
-	if a.sanitizerKind() || a.goPanic() || a.rustPanic() {
+	if a.sanitizerKind() || a.goPanic() || a.rustPanic() || a.libstdcxxCheck() {
 		return
 	}
 	msg, haveMsg := a.abortMessage()
@@ -95,12 +95,21 @@ func (a *analyzer) terminateKind() {
 	typ, what := a.uncaughtException()
 	defer a.exceptionEvidence(typ, what)
 	_, pureVirtual := a.hasFrame(map[string]bool{"__cxa_pure_virtual": true, "__cxa_deleted_virtual": true})
-	_, mustNotThrow := a.hasFrame(map[string]bool{"__cxa_call_terminate": true})
+	// The personality routine calls std::terminate itself when the
+	// unwinder reaches a frame that must not throw (noexcept, a
+	// destructor); an exception nothing catches makes __cxa_throw call it
+	// after the unwinder returned.
+	_, mustNotThrow := a.hasFrame(map[string]bool{"__cxa_call_terminate": true, "__gxx_personality_v0": true})
 	_, threadDtor := a.hasFrame(map[string]bool{"std::thread::~thread": true})
+	dtor := a.throwingDestructor()
 	switch {
 	case pureVirtual:
 		a.evidence("the stack goes through __cxa_pure_virtual: a virtual call reached a pure virtual function")
 		a.cls.Summary = fmt.Sprintf("Pure virtual call in %s: a virtual function was called on an object whose dynamic type is still (or again) the abstract base — a call from a base constructor or destructor, or through a deleted object.", a.where())
+	case mustNotThrow && typ != "" && dtor >= 0:
+		a.cls.CulpritFrame = dtor
+		a.evidence("the personality routine (__gxx_personality_v0) called std::terminate: the exception reached the destructor %s, which is noexcept (destructors are, implicitly, since C++11)", a.where())
+		a.cls.Summary = fmt.Sprintf("Exception %s escaped the destructor %s, which is noexcept (destructors are, implicitly), so std::terminate was called%s; no caller's catch can help — catch it inside the destructor, or move the throwing work out of it (a close() the caller calls).", typ, a.where(), whatSuffix(what))
 	case mustNotThrow && typ != "":
 		a.evidence("the stack goes through __cxa_call_terminate from the personality routine: the unwinder reached a frame that must not throw")
 		a.cls.Summary = fmt.Sprintf("Exception %s thrown from %s escaped a noexcept function (or a destructor) on the stack, so std::terminate was called%s; catch it inside that function or drop its noexcept.", typ, a.where(), whatSuffix(what))
@@ -114,6 +123,19 @@ func (a *analyzer) terminateKind() {
 		a.evidence("the stack goes through std::terminate and no exception is in flight")
 		a.cls.Summary = fmt.Sprintf("std::terminate called from %s without an active exception (a direct call, or `throw;` with nothing to rethrow).", a.where())
 	}
+}
+
+// throwingDestructor is the index of the innermost destructor among the
+// program's frames (-1 when none): the noexcept frame an exception
+// escaped.
+func (a *analyzer) throwingDestructor() int {
+	for i := a.start; i < len(a.frames); i++ {
+		f := a.frames[i]
+		if !isRuntime(f) && strings.Contains(baseName(f.Function), "::~") {
+			return i
+		}
+	}
+	return -1
 }
 
 // exceptionEvidence records the exception in flight and glibc-style

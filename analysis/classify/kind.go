@@ -301,6 +301,9 @@ func (a *analyzer) ill(f *fault) {
 		i++
 	}
 	op := code[i:]
+	if a.sanitizerTrap(code) {
+		return
+	}
 	switch {
 	case len(op) >= 2 && op[0] == 0x0f && op[1] == 0x0b:
 		a.evidence("`ud2`: a deliberate trap (__builtin_trap, or the compiler's code for unreachable or undefined behaviour)")

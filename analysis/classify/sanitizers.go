@@ -43,14 +43,15 @@ var ubsanChecks = map[string]string{
 
 // undefinedBehavior classifies an abort from UBSan's handlers.
 func (a *analyzer) undefinedBehavior() bool {
-	for _, f := range a.frames[a.start:] {
+	for i := a.start; i < len(a.frames); i++ {
+		f := a.frames[i]
 		m := ubsanHandler.FindStringSubmatch(baseName(f.Function))
 		if m == nil {
 			continue
 		}
 		check := m[1]
 		if strings.HasPrefix(check, "cfi_") {
-			a.cfiFromHandler(f)
+			a.cfiFromHandler(i)
 			return true
 		}
 		what := ubsanChecks[check]

@@ -122,5 +122,30 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, code []byte) {
 		DecodeX86_64(code, 0x1000, map[string]uint64{"rax": 1, "rsp": 2}, nil)
 		Window(code, 0x1000, 0x1004, 8, nil)
+		if len(code) <= 64 {
+			CallArguments(code, 0x1000+uint64(len(code)))
+		}
 	})
+}
+
+// TestCallArguments: the constants set up for a call are found from its
+// return address: the string literals and the line number libstdc++'s
+// __glibcxx_assert_fail gets (gcc 12's code for a failed
+// _GLIBCXX_ASSERTIONS check, from objdump).
+func TestCallArguments(t *testing.T) {
+	// 1399: sub $0x8,%rsp; lea 0xc60(%rip),%rcx; lea 0xc6d(%rip),%rdx;
+	// mov $0x476,%esi; lea 0xd31(%rip),%rdi; call 1030
+	code := []byte{0x48, 0x83, 0xec, 0x08, 0x48, 0x8d, 0x0d, 0x60, 0x0c, 0x00, 0x00, 0x48, 0x8d, 0x15, 0x6d, 0x0c, 0x00, 0x00,
+		0xbe, 0x76, 0x04, 0x00, 0x00, 0x48, 0x8d, 0x3d, 0x31, 0x0d, 0x00, 0x00, 0xe8, 0x74, 0xfc, 0xff, 0xff}
+	end := uint64(0x1399 + len(code))
+	got := CallArguments(append([]byte{0x90, 0x0f}, code...), end)
+	want := map[string]uint64{"rcx": 0x2004, "rdx": 0x2018, "rsi": 0x476, "rdi": 0x20e8}
+	for r, v := range want {
+		if got[r] != v {
+			t.Errorf("%s = %#x, want %#x (all: %x)", r, got[r], v, got)
+		}
+	}
+	if CallArguments(code[:len(code)-1], end-1) != nil {
+		t.Error("a sequence that does not end in a call gave arguments")
+	}
 }
