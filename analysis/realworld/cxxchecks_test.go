@@ -27,7 +27,7 @@ func TestCxxChecks(t *testing.T) {
 		want            kindCase
 	}{
 		{"glibcxx-assertions", assertions, "index", kindCase{kind: model.KindAssertion, culprit: "Shard::row",
-			summary: []string{"Assertion `__n < this->size()` failed in std::vector::operator[], called from Shard::row (cxxchecks.cpp:", "_GLIBCXX_ASSERTIONS"},
+			summary:  []string{"Assertion `__n < this->size()` failed in std::vector::operator[], called from Shard::row (cxxchecks.cpp:", "_GLIBCXX_ASSERTIONS"},
 			evidence: "stl_vector.h:1142: std::vector<_Tp, _Alloc>::const_reference"}},
 		{"glibcxx-debug", debug, "index", kindCase{kind: model.KindAssertion, culprit: "Shard::row",
 			summary: []string{"debug-mode check (_GLIBCXX_DEBUG) failed in std::__debug::vector::operator[], called from Shard::row (cxxchecks.cpp:",
