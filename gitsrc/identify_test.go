@@ -291,3 +291,50 @@ func putFile(t *testing.T, root, rel string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestUnpackagedLibraryIdentified: a program crashed in a zlib that no
+// package database knows (a copy of Debian's libz in the program's own
+// lib directory, found through its rpath, as a self-built zlib under /opt
+// would be): the registry names it from the module file itself — its real
+// file name (libz.so.1.2.13) or, when the name carries no release, its
+// version string — each fact saying so.
+func TestUnpackagedLibraryIdentified(t *testing.T) {
+	real, err := filepath.EvalSymlinks("/usr/lib/x86_64-linux-gnu/libz.so.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := dpkgUpstream(t, "zlib1g")
+	for _, tc := range []struct{ file, origin string }{
+		{filepath.Base(real), "file name " + filepath.Base(real)},
+		{"libz.so.1", "version string"},
+	} {
+		dir := t.TempDir()
+		putFile(t, dir, "lib/"+tc.file, lib)
+		if tc.file != "libz.so.1" {
+			if err := os.Symlink(tc.file, filepath.Join(dir, "lib", "libz.so.1")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		putFile(t, dir, "crc.c", []byte("#include <stdint.h>\n#include <zlib.h>\nint main(void) { return (int)crc32(0, (const Bytef *)(uintptr_t)16, 64); }\n"))
+		exe := filepath.Join(dir, "crc")
+		lib := filepath.Join(dir, "lib")
+		if out, err := exec.Command("gcc", "-g", "-o", exe, filepath.Join(dir, "crc.c"), "-L"+lib, "-l:libz.so.1", "-Wl,-rpath,"+lib).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		c, err := analysis.Open(crashWithArgs(t, dir, exe), analysis.Options{Exe: exe, Offline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		comp := componentNamed(t, resolveOffline(t, c), "zlib")
+		if comp.Repo != "https://github.com/madler/zlib" || comp.Revision != "v"+up || comp.Origin != "registry" || comp.Package != nil {
+			t.Errorf("%s: %s @ %s from %s (package %+v); want madler/zlib v%s from the registry alone", tc.file, comp.Repo, comp.Revision, comp.Origin, comp.Package, up)
+		}
+		if !hasFact(comp, "version", tc.origin) {
+			t.Errorf("%s: facts %+v; want the version from %s", tc.file, comp.Facts, tc.origin)
+		}
+	}
+}
