@@ -81,7 +81,7 @@ func localRepoDir(url string) (string, bool) {
 	if !filepath.IsAbs(url) {
 		return "", false
 	}
-	if st, err := os.Stat(filepath.Join(url, ".git")); err == nil && st.IsDir() {
+	if _, _, ok := workingGitDir(url); ok {
 		return url, true
 	}
 	return "", false

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/faultline-dev/faultline/analysis"
@@ -25,10 +24,11 @@ func frameSourcePath(f *analysis.Frame) string {
 // a repository that merely contains the build directory (a home directory
 // kept in git) is no guess for the program's source.
 func trackedHead(dir string, files []string) (string, bool) {
-	r, err := git.PlainOpen(dir)
+	r, st, err := openGit(dir)
 	if err != nil {
 		return "", false
 	}
+	defer st.Close()
 	head, err := r.Head()
 	if err != nil {
 		return "", false

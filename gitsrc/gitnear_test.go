@@ -13,7 +13,7 @@ import (
 // `gcc -g src/crash.c` has a relative DWARF file name under
 // DW_AT_comp_dir. Built inside a git checkout that tracks the file, the
 // checkout is its component (origin git, HEAD) and the frame maps onto
-// it; built in a directory of a repository that tracks none of its files
+// it, in a worktree of the checkout too; built in a directory of a repository that tracks none of its files
 // (a home directory kept in git), no component is guessed and a problem
 // says nothing identifies it.
 func TestGitNearRelativeNames(t *testing.T) {
@@ -50,6 +50,20 @@ func TestGitNearRelativeNames(t *testing.T) {
 	fs := findFrame(t, res, "crash_here")
 	if fs.Path != "src/crash.c" || fs.Source != tracked.Source {
 		t.Errorf("crash_here → %s (%s); want %s", fs.Source, fs.Path, tracked.Source)
+	}
+
+	// Built in a worktree of that repository (git worktree add: .git is a
+	// file naming the repository's worktrees/NAME, objects in its commondir).
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(tracked.Dir, "worktree", "add", "-q", wt)
+	inWorktree := crashbuild.Build(t, wt)
+	res = resolveOffline(t, open(inWorktree))
+	comp = componentNamed(t, res, "wt")
+	if comp.Origin != "git" || comp.Repo != wt || comp.Commit != head {
+		t.Errorf("worktree: component %+v; want %s at %s", comp, wt, head)
+	}
+	if fs := findFrame(t, res, "crash_here"); fs.Source != inWorktree.Source {
+		t.Errorf("worktree: crash_here → %s; want %s", fs.Source, inWorktree.Source)
 	}
 
 	// The build directory lies in a repository that tracks something else.

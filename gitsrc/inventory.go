@@ -423,7 +423,7 @@ func gitHeadNear(files []string) (string, string, bool) {
 				break
 			}
 			seen[dir] = true
-			if st, err := os.Stat(filepath.Join(dir, ".git")); err == nil && st.IsDir() {
+			if _, _, ok := workingGitDir(dir); ok {
 				if head, ok := trackedHead(dir, files); ok {
 					return dir, head, true
 				}

@@ -3,6 +3,9 @@ package gitsrc
 import (
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-billy/v5"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
@@ -10,6 +13,7 @@ import (
 	plumbingcache "github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // openGit opens the repository at dir (bare, or a working tree with .git)
@@ -17,14 +21,18 @@ import (
 // for every object read, which dominates a walk over tens of thousands of
 // commits. The returned storage must be closed.
 func openGit(dir string) (*git.Repository, *filesystem.Storage, error) {
-	gitDir, work := dir, ""
-	if st, err := os.Stat(filepath.Join(dir, ".git")); err == nil && st.IsDir() {
-		gitDir, work = filepath.Join(dir, ".git"), dir
+	gitDir, common, work := dir, dir, ""
+	if g, c, ok := workingGitDir(dir); ok {
+		gitDir, common, work = g, c, dir
 	}
-	if _, err := os.Stat(filepath.Join(gitDir, "objects")); err != nil {
+	if _, err := os.Stat(filepath.Join(common, "objects")); err != nil {
 		return nil, nil, git.ErrRepositoryNotExists
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), plumbingcache.NewObjectLRUDefault(),
+	var fs billy.Filesystem = osfs.New(gitDir)
+	if common != gitDir {
+		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common))
+	}
+	st := filesystem.NewStorageWithOptions(fs, plumbingcache.NewObjectLRUDefault(),
 		filesystem.Options{KeepDescriptors: true})
 	var r *git.Repository
 	var err error
@@ -38,6 +46,43 @@ func openGit(dir string) (*git.Repository, *filesystem.Storage, error) {
 		return nil, nil, err
 	}
 	return r, st, nil
+}
+
+// workingGitDir finds the git directory of the working tree at dir: its
+// .git directory, or the directory a .git file names ("gitdir: …", a
+// worktree made by git worktree add, a submodule), with the common
+// directory holding objects and refs a worktree shares (its commondir).
+func workingGitDir(dir string) (gitDir, common string, ok bool) {
+	dot := filepath.Join(dir, ".git")
+	st, err := os.Stat(dot)
+	switch {
+	case err != nil:
+		return "", "", false
+	case st.IsDir():
+		return dot, dot, true
+	case !st.Mode().IsRegular() || st.Size() > 4096:
+		return "", "", false
+	}
+	b, err := os.ReadFile(dot)
+	if err != nil {
+		return "", "", false
+	}
+	target, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !found {
+		return "", "", false
+	}
+	gitDir = strings.TrimSpace(target)
+	if !filepath.IsAbs(gitDir) {
+		gitDir = filepath.Join(dir, gitDir)
+	}
+	common = gitDir
+	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil && len(c) < 4096 {
+		common = strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+	}
+	return gitDir, filepath.Clean(common), true
 }
 
 // close releases the repository's open pack files.
