@@ -91,6 +91,10 @@ type inventoryCtx struct {
 func inventory(c *analysis.Crash, opt *Options, frameFiles map[string][]string) ([]*component, []Problem) {
 	var problems []Problem
 	mods := framedModules(c)
+	if len(mods) == 0 {
+		problems = append(problems, Problem{Message: "no frame of the crash runs in a known module (file): " +
+			"there is nothing to identify components from; open the core, or a log that names its modules"})
+	}
 	paths := make([]string, len(mods))
 	for i, m := range mods {
 		paths[i] = m.Path
