@@ -175,9 +175,11 @@ func (v *view) registers(phys int) (map[string]uint64, string) {
 	return fr.Regs, "recovered by unwinding; callee-saved registers only"
 }
 
-// registerOrder is the x86-64 order gdb's `info registers` uses.
+// registerOrder is the order gdb's `info registers` uses, x86-64's then
+// i386's (a crash has one architecture's names).
 var registerOrder = []string{"rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
-	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "eflags", "fs_base", "gs_base"}
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "eflags", "fs_base", "gs_base",
+	"eip", "esp", "ebp", "eax", "ebx", "ecx", "edx", "esi", "edi"}
 
 func registerBlock(regs map[string]uint64) string {
 	var names []string

@@ -110,11 +110,18 @@ func (a *analyzer) readFault() *fault {
 				f.bytes = append(f.bytes, byte(v))
 			}
 		}
-		if d, err := disasm.DecodeX86_64(f.bytes, f.pc, f.regs, nil); err == nil && len(f.bytes) > 0 && a.x86() {
+		decode := disasm.DecodeX86_64
+		if a.c.Dump.Arch == "i386" {
+			decode = disasm.DecodeX86_32
+		}
+		if d, err := decode(f.bytes, f.pc, f.regs, nil); err == nil && len(f.bytes) > 0 && (a.x86() || a.c.Dump.Arch == "i386") {
 			f.size, f.op = d.MemBytes, d.Op
 		}
 	} else if f.regs != nil {
 		f.pc = f.regs["rip"]
+		if pc, ok := f.regs["eip"]; ok {
+			f.pc = pc
+		}
 	}
 	if a.handlerReturned(f) {
 		a.cls.Reraised = true

@@ -154,6 +154,9 @@ func (a *analyzer) stackOverflow(f *fault, addr uint64, hasAddr bool) bool {
 	// or a page above it (a push or a store into the frame just made,
 	// when the stack pointer itself already left the stack).
 	rsp, ok := f.regs["rsp"]
+	if esp, is32 := f.regs["esp"]; is32 && !ok {
+		rsp, ok = esp, true // an i386 process
+	}
 	near := ok && hasAddr && addr < rsp+4096 && addr+1<<20 > rsp
 	cycle, depth := a.recursion()
 	if !near && depth < 1000 {

@@ -43,7 +43,18 @@ type SymbolLookup func(addr uint64) (name string, base uint64)
 // "rip", "fs_base", ...); the effective address is computed when every
 // register the operand uses is known.
 func DecodeX86_64(code []byte, pc uint64, regs map[string]uint64, sym SymbolLookup) (Instruction, error) {
-	inst, err := x86asm.Decode(code, 64)
+	return decodeX86(code, pc, regs, sym, 64)
+}
+
+// DecodeX86_32 decodes an instruction of 32-bit protected mode (an i386
+// process: no REX prefix, 32-bit addresses) as DecodeX86_64 does; regs
+// are named "eax", "esp", "eip", .... Effective addresses wrap at 4 GiB.
+func DecodeX86_32(code []byte, pc uint64, regs map[string]uint64, sym SymbolLookup) (Instruction, error) {
+	return decodeX86(code, pc, regs, sym, 32)
+}
+
+func decodeX86(code []byte, pc uint64, regs map[string]uint64, sym SymbolLookup, mode int) (Instruction, error) {
+	inst, err := x86asm.Decode(code, mode)
 	if err != nil {
 		return Instruction{PC: pc}, fmt.Errorf("disasm: cannot decode at %#x: %w", pc, err)
 	}
@@ -51,7 +62,7 @@ func DecodeX86_64(code []byte, pc uint64, regs map[string]uint64, sym SymbolLook
 	out := Instruction{
 		PC:    pc,
 		Bytes: append([]byte(nil), code[:inst.Len]...),
-		Text:  x86asm.GNUSyntax(inst, pc, x86asm.SymLookup(sym)),
+		Text:  gnuText(inst, pc, sym),
 		Op:    inst.Op.String(),
 	}
 	for i, a := range inst.Args {
@@ -65,24 +76,62 @@ func DecodeX86_64(code []byte, pc uint64, regs map[string]uint64, sym SymbolLook
 		out.Mem = memString(m)
 		out.MemBytes = inst.MemBytes
 		out.Access = accessOf(inst, i)
-		out.EffectiveAddress, out.HasAddress, out.Registers = effectiveAddress(m, pc+uint64(inst.Len), regs)
+		out.EffectiveAddress, out.HasAddress, out.Registers = effectiveAddress(m, pc+uint64(inst.Len), regs, mode)
 		break
 	}
 	if out.Mem == "" && implicitStackAccess(inst.Op) {
-		// push/pop/call/ret touch the stack through rsp: a fault there is a stack overflow.
-		out.Mem = "(%rsp)"
-		out.Registers = []string{"rsp"}
-		if sp, ok := regs["rsp"]; ok {
-			out.EffectiveAddress, out.HasAddress = sp, true
-			if inst.Op == x86asm.PUSH || inst.Op == x86asm.CALL {
-				out.EffectiveAddress = sp - 8
-				out.Access = "write"
-			} else {
-				out.Access = "read"
-			}
-		}
+		stackAccess(&out, inst.Op, regs, mode)
 	}
 	return out, nil
+}
+
+// stackAccess fills in the stack access of push/pop/call/ret, which touch
+// the stack through rsp (esp): a fault there is a stack overflow.
+func stackAccess(out *Instruction, op x86asm.Op, regs map[string]uint64, mode int) {
+	sp, size := "rsp", uint64(8)
+	if mode == 32 {
+		sp, size = "esp", 4
+	}
+	out.Mem = "(%" + sp + ")"
+	out.Registers = []string{sp}
+	v, ok := regs[sp]
+	if !ok {
+		return
+	}
+	out.EffectiveAddress, out.HasAddress = v, true
+	if op == x86asm.PUSH || op == x86asm.CALL {
+		out.EffectiveAddress = (v - size) & addrMask(mode)
+		out.Access = "write"
+	} else {
+		out.Access = "read"
+	}
+}
+
+// gnuText prints inst in AT&T syntax as objdump and gdb do. x86asm prints
+// nothing for an absolute memory operand at address 0 ("mov %eax,0x0",
+// a NULL store through a constant address, comes out "mov %eax,"): the
+// empty operand is put back.
+func gnuText(inst x86asm.Inst, pc uint64, sym SymbolLookup) string {
+	text := x86asm.GNUSyntax(inst, pc, x86asm.SymLookup(sym))
+	op, args, ok := strings.Cut(text, " ")
+	if !ok {
+		return text
+	}
+	parts := strings.Split(args, ",")
+	for i, a := range parts {
+		if a == "" {
+			parts[i] = "0x0"
+		}
+	}
+	return op + " " + strings.Join(parts, ",")
+}
+
+// addrMask keeps the bits of an address in the mode.
+func addrMask(mode int) uint64 {
+	if mode == 32 {
+		return 1<<32 - 1
+	}
+	return ^uint64(0)
 }
 
 // signExtendDisp makes 32-bit displacements signed, as the CPU uses them in
@@ -133,7 +182,7 @@ func accessOf(inst x86asm.Inst, i int) string {
 	return "write"
 }
 
-func effectiveAddress(m x86asm.Mem, next uint64, regs map[string]uint64) (uint64, bool, []string) {
+func effectiveAddress(m x86asm.Mem, next uint64, regs map[string]uint64, mode int) (uint64, bool, []string) {
 	var used []string
 	ok := true
 	get := func(r x86asm.Reg) uint64 {
@@ -141,6 +190,9 @@ func effectiveAddress(m x86asm.Mem, next uint64, regs map[string]uint64) (uint64
 			return next
 		}
 		name, width := reg64(r)
+		if mode == 32 {
+			name, width = reg32(r)
+		}
 		if name == "" {
 			ok = false
 			return 0
@@ -179,7 +231,23 @@ func effectiveAddress(m x86asm.Mem, next uint64, regs map[string]uint64) (uint64
 		ok = ok && have
 		ea += b
 	}
-	return ea, ok, used
+	return ea & addrMask(mode), ok, used
+}
+
+var gpr32 = [8]string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"}
+
+// reg32 maps an x86asm general-purpose register of 32-bit mode onto the
+// name of the 32-bit register that holds it (al and ah are in eax).
+func reg32(r x86asm.Reg) (string, int) {
+	switch {
+	case r >= x86asm.EAX && r <= x86asm.EDI:
+		return gpr32[r-x86asm.EAX], 32
+	case r >= x86asm.AX && r <= x86asm.DI:
+		return gpr32[r-x86asm.AX], 16
+	case r >= x86asm.AL && r <= x86asm.BL:
+		return gpr32[r-x86asm.AL], 8
+	}
+	return "", 0
 }
 
 var gpr64 = [16]string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -230,16 +298,21 @@ func memString(m x86asm.Mem) string {
 // contains pc (at most max instructions), for a disassembly listing around a
 // faulting instruction. Decoding stops at the first undecodable byte.
 func Window(code []byte, start, pc uint64, max int, sym SymbolLookup) []Instruction {
+	return WindowMode(code, start, pc, max, sym, 64)
+}
+
+// WindowMode is Window for the given x86 mode: 64, or 32 for i386.
+func WindowMode(code []byte, start, pc uint64, max int, sym SymbolLookup, mode int) []Instruction {
 	var out []Instruction
 	for off := 0; off < len(code) && len(out) < max; {
 		addr := start + uint64(off)
-		inst, err := x86asm.Decode(code[off:], 64)
+		inst, err := x86asm.Decode(code[off:], mode)
 		if err != nil {
 			break
 		}
 		signExtendDisp(&inst)
 		out = append(out, Instruction{PC: addr, Bytes: code[off : off+inst.Len],
-			Text: x86asm.GNUSyntax(inst, addr, x86asm.SymLookup(sym)), Op: inst.Op.String()})
+			Text: gnuText(inst, addr, sym), Op: inst.Op.String()})
 		off += inst.Len
 		if addr > pc {
 			break

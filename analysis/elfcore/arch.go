@@ -6,8 +6,7 @@ import (
 	"fmt"
 )
 
-// archNames name the architectures of cores faultline does not read, as
-// their users call them.
+// archNames name the architectures of cores, as their users call them.
 var archNames = map[elf.Machine]string{
 	elf.EM_386: "i386", elf.EM_PPC: "PowerPC", elf.EM_PPC64: "PowerPC64", elf.EM_S390: "s390",
 	elf.EM_SPARC: "SPARC", elf.EM_SPARCV9: "SPARC64", elf.EM_ARM: "ARM", elf.EM_MIPS: "MIPS",
@@ -39,5 +38,5 @@ func archOf(d []byte) string {
 			name = m.String()
 		}
 	}
-	return fmt.Sprintf("a %s %s core; faultline reads x86-64 and aarch64 cores only", bits, name)
+	return fmt.Sprintf("a %s %s core; faultline reads x86-64, aarch64 and i386 cores only", bits, name)
 }

@@ -9,7 +9,7 @@ import (
 const (
 	maxModulePhdrs     = 512      // program headers of a mapped ELF object
 	maxModuleNoteSize  = 64 << 10 // one PT_NOTE segment of a mapped object
-	maxModulePhentsize = 256      // e_phentsize (56 in every real ELF64 file)
+	maxModulePhentsize = 256      // e_phentsize (56 in every real ELF64 file, 32 in ELF32)
 )
 
 // BuildIDAt returns the GNU build-id (the NT_GNU_BUILD_ID descriptor) of the
@@ -18,21 +18,29 @@ const (
 // bit 4 dumps the first page of every ELF mapping). It returns nil when
 // those bytes are not in the core or carry no build-id.
 func (c *Core) BuildIDAt(start uint64) []byte {
-	var ident [ehdr64Size]byte
-	if n, _ := c.ReadMemory(start, ident[:]); n < ehdr64Size {
+	var ident [64]byte // the larger (ELF64) header
+	if n, _ := c.ReadMemory(start, ident[:]); n < elf.EI_NIDENT || string(ident[:4]) != elf.ELFMAG {
 		return nil
 	}
-	if string(ident[:4]) != elf.ELFMAG || elf.Class(ident[elf.EI_CLASS]) != elf.ELFCLASS64 {
+	class := elf.Class(ident[elf.EI_CLASS])
+	if class != elf.ELFCLASS64 && class != elf.ELFCLASS32 {
+		return nil
+	}
+	l := layoutOf(class)
+	if n, _ := c.ReadMemory(start, ident[:l.ehdrSize]); n < l.ehdrSize {
 		return nil
 	}
 	var order binary.ByteOrder = binary.LittleEndian
 	if elf.Data(ident[elf.EI_DATA]) == elf.ELFDATA2MSB {
 		order = binary.BigEndian
 	}
-	phoff := order.Uint64(ident[32:])
-	phentsize := uint64(order.Uint16(ident[54:]))
-	phnum := uint64(order.Uint16(ident[56:]))
-	if phentsize < phdr64Size || phentsize > maxModulePhentsize || phnum == 0 || phnum > maxModulePhdrs || phoff > 1<<32 {
+	h := newCursor(ident[:l.ehdrSize], order, 0)
+	h.Seek(l.ePhoff)
+	phoff := h.Uint(l.word)
+	h.Seek(l.ePhentsize)
+	phentsize := uint64(h.U16())
+	phnum := uint64(h.U16())
+	if phentsize < uint64(l.phdrSize) || phentsize > maxModulePhentsize || phnum == 0 || phnum > maxModulePhdrs || phoff > 1<<32 {
 		return nil
 	}
 	table := make([]byte, phnum*phentsize)
@@ -46,15 +54,8 @@ func (c *Core) BuildIDAt(start uint64) []byte {
 	var notes []phdr
 	base, haveBase := uint64(0), false
 	for i := uint64(0); i < phnum; i++ {
-		r := newCursor(table[i*phentsize:(i+1)*phentsize], order, 0)
-		p := phdr{typ: elf.ProgType(r.U32())}
-		r.Skip(4)
-		p.off = r.U64()
-		p.vaddr = r.U64()
-		r.Skip(8)
-		p.filesz = r.U64()
-		r.Skip(8)
-		p.align = r.U64()
+		typ, seg, align := l.readPhdr(newCursor(table[i*phentsize:(i+1)*phentsize], order, 0))
+		p := phdr{typ: typ, off: seg.Offset, vaddr: seg.Vaddr, filesz: seg.Filesz, align: align}
 		switch p.typ {
 		case elf.PT_LOAD:
 			// The first PT_LOAD maps the start of the file at start:

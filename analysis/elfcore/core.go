@@ -29,7 +29,10 @@ const (
 // Core is an opened Linux ELF core dump.
 type Core struct {
 	Path    string      // the path given to Open ("" for Parse)
-	Machine elf.Machine // elf.EM_X86_64 or elf.EM_AARCH64
+	Machine elf.Machine // elf.EM_X86_64, elf.EM_AARCH64 or elf.EM_386
+	// Class is the core's ELF class: ELFCLASS32 for an i386 process,
+	// whose longs and pointers in the notes are 4 bytes.
+	Class elf.Class
 	// ByteOrder is the core's byte order (EI_DATA).
 	ByteOrder binary.ByteOrder
 	// Threads in NT_PRSTATUS order: the kernel writes the thread that took
@@ -45,6 +48,7 @@ type Core struct {
 	// headers place in it (RLIMIT_CORE, a full disk, a cut-short copy).
 	Truncated *Truncation
 
+	lay     *layout  // the class's header and note layouts
 	data    []byte   // the whole core file (memory-mapped, or given to Parse)
 	maxEnd  []uint64 // maxEnd[i] = max(Segments[0..i].end()), for lookups with overlaps
 	pager   *pager   // reads memory from the file; nil for Parse
@@ -152,38 +156,33 @@ func (c *Core) addProblem(p Problem) {
 	}
 }
 
-// ELF64 header and program header sizes (gABI chapter 4, "ELF Header" and
-// chapter 5, "Program Header").
-const (
-	ehdr64Size = 64
-	phdr64Size = 56
-	shdr64Size = 64
-	pnXnum     = 0xffff // PN_XNUM: the real e_phnum is in section header 0's sh_info
-)
+// pnXnum is e_phnum's escape: the real count is in section header 0's
+// sh_info (gABI "Extended numbering").
+const pnXnum = 0xffff
 
 // parseHeader decodes the ELF header, the program headers and the notes.
 func (c *Core) parseHeader() error {
 	if err := c.readIdent(); err != nil {
 		return err
 	}
-	d := c.data
-	if len(d) < ehdr64Size {
+	d, l := c.data, c.lay
+	if len(d) < l.ehdrSize {
 		return &FormatError{Format: "elfcore", Off: 0, Msg: fmt.Sprintf("file of %d bytes is too small for an ELF header", len(d))}
 	}
-	h := newCursor(d[:ehdr64Size], c.ByteOrder, 0)
+	h := newCursor(d[:l.ehdrSize], c.ByteOrder, 0)
 	h.Seek(16)
 	typ := elf.Type(h.U16())
 	c.Machine = elf.Machine(h.U16())
-	h.Skip(4 + 8) // e_version, e_entry
-	phoff := h.U64()
-	shoff := h.U64()
-	h.Skip(4 + 2) // e_flags, e_ehsize
+	h.Seek(l.ePhoff)
+	phoff := h.Uint(l.word)
+	shoff := h.Uint(l.word)
+	h.Seek(l.ePhentsize)
 	phentsize := uint64(h.U16())
 	phnum := uint64(h.U16())
 	if typ != elf.ET_CORE {
 		return &FormatError{Format: "elfcore", Off: 16, Msg: fmt.Sprintf("not a core file (type %v)", typ)}
 	}
-	if c.Machine != elf.EM_X86_64 && c.Machine != elf.EM_AARCH64 {
+	if !supported(c.Machine, c.Class) {
 		return &FormatError{Format: "elfcore", Off: 18, Msg: fmt.Sprintf("unsupported machine %v: %s", c.Machine, archOf(d))}
 	}
 	phnum, ok := c.programHeaderCount(phoff, shoff, phentsize, phnum)
@@ -200,8 +199,21 @@ func (c *Core) parseHeader() error {
 	return nil
 }
 
-// readIdent checks e_ident: the magic, a 64-bit class, and the byte order,
-// which it sets.
+// supported reports whether cores of machine m and class are read: x86-64
+// and aarch64 (64-bit), i386 (32-bit). x32 (x86-64 with 32-bit pointers)
+// is not.
+func supported(m elf.Machine, class elf.Class) bool {
+	switch m {
+	case elf.EM_X86_64, elf.EM_AARCH64:
+		return class == elf.ELFCLASS64
+	case elf.EM_386:
+		return class == elf.ELFCLASS32
+	}
+	return false
+}
+
+// readIdent checks e_ident: the magic, the class (32 or 64 bits) and the
+// byte order, which it sets.
 func (c *Core) readIdent() error {
 	d := c.data
 	if len(d) < elf.EI_NIDENT {
@@ -210,9 +222,11 @@ func (c *Core) readIdent() error {
 	if string(d[:4]) != elf.ELFMAG {
 		return &FormatError{Format: "elfcore", Off: 0, Msg: "not an ELF file (bad magic)"}
 	}
-	if class := elf.Class(d[elf.EI_CLASS]); class != elf.ELFCLASS64 {
-		return &FormatError{Format: "elfcore", Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v: %s", class, archOf(d))}
+	c.Class = elf.Class(d[elf.EI_CLASS])
+	if c.Class != elf.ELFCLASS64 && c.Class != elf.ELFCLASS32 {
+		return &FormatError{Format: "elfcore", Off: elf.EI_CLASS, Msg: fmt.Sprintf("unsupported ELF class %v: %s", c.Class, archOf(d))}
 	}
+	c.lay = layoutOf(c.Class)
 	switch elf.Data(d[elf.EI_DATA]) {
 	case elf.ELFDATA2LSB:
 		c.ByteOrder = binary.LittleEndian
@@ -231,19 +245,19 @@ func (c *Core) readIdent() error {
 func (c *Core) programHeaderCount(phoff, shoff, phentsize, phnum uint64) (n uint64, ok bool) {
 	if phnum == pnXnum {
 		// gABI "Extended numbering": sh_info of section header 0.
-		if sh := c.fileBytes(shoff, shdr64Size); sh != nil {
-			phnum = uint64(c.ByteOrder.Uint32(sh[44:48]))
+		if sh := c.fileBytes(shoff, uint64(c.lay.shdrSize)); sh != nil {
+			phnum = uint64(c.ByteOrder.Uint32(sh[c.lay.shInfo:]))
 		} else {
 			c.problem(int64(shoff), "e_phnum is PN_XNUM but section header 0 is not in the file")
 			phnum = 0
 		}
 	}
 	if phnum == 0 {
-		c.problem(56, "core has no program headers")
+		c.problem(int64(c.lay.ePhnum), "core has no program headers")
 		return 0, false
 	}
-	if phentsize < phdr64Size {
-		c.problem(54, "program header size %d is smaller than %d; ignoring program headers", phentsize, phdr64Size)
+	if phentsize < uint64(c.lay.phdrSize) {
+		c.problem(int64(c.lay.ePhentsize), "program header size %d is smaller than %d; ignoring program headers", phentsize, c.lay.phdrSize)
 		return 0, false
 	}
 	avail := uint64(0)
@@ -266,14 +280,8 @@ func (c *Core) programHeaderCount(phoff, shoff, phentsize, phnum uint64) (n uint
 func (c *Core) readProgramHeaders(phoff, phentsize, phnum uint64) (notes []Segment) {
 	for i := uint64(0); i < phnum; i++ {
 		off := phoff + i*phentsize
-		p := newCursor(c.data[off:off+phdr64Size], c.ByteOrder, int64(off))
-		ptype := elf.ProgType(p.U32())
-		seg := Segment{Flags: elf.ProgFlag(p.U32())}
-		seg.Offset = p.U64()
-		seg.Vaddr = p.U64()
-		p.Skip(8) // p_paddr
-		seg.Filesz = p.U64()
-		seg.Memsz = p.U64()
+		p := newCursor(c.data[off:off+uint64(c.lay.phdrSize)], c.ByteOrder, int64(off))
+		ptype, seg, _ := c.lay.readPhdr(p)
 		switch ptype {
 		case elf.PT_LOAD:
 			c.Segments = append(c.Segments, c.clampSegment(seg, int64(off), true))

@@ -17,7 +17,7 @@ func FuzzParseNotes(f *testing.F) {
 	f.Add(false, encodeNotes(goodNotes()))
 	f.Fuzz(func(t *testing.T, aarch64 bool, data []byte) {
 		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
-			c := &Core{Machine: elf.EM_X86_64, ByteOrder: le}
+			c := &Core{Machine: elf.EM_X86_64, ByteOrder: le, Class: elf.ELFCLASS64, lay: &layout64}
 			if aarch64 {
 				c.Machine = elf.EM_AARCH64
 			}

@@ -164,7 +164,7 @@ func (p *noteParser) note(n rawNote) bool {
 			p.dropped, p.cur = true, -1
 			return true
 		}
-		if len(n.desc) < prstatusIDEnd {
+		if len(n.desc) < c.lay.prstatusIDEnd {
 			c.problem(n.off, "NT_PRSTATUS of %d bytes is too short to identify a thread; ignored", len(n.desc))
 			p.cur = -1
 			return true

@@ -13,20 +13,27 @@ type MappedFile struct {
 	Path       string
 }
 
-// decodeFiles decodes NT_FILE (linux/fs/binfmt_elf.c fill_files_note):
+// decodeFiles decodes NT_FILE (linux/fs/binfmt_elf.c fill_files_note;
+// longs of 4 bytes in a 32-bit process's core):
 //
 //	long count, page_size;
 //	struct { long start, end, file_ofs; } files[count]; // file_ofs in pages
 //	char names[];                                       // count NUL-terminated paths
 func (c *Core) decodeFiles(n rawNote) []MappedFile {
-	d := n.desc
-	if len(d) < 16 {
+	d, w := n.desc, uint64(c.lay.word)
+	if uint64(len(d)) < 2*w {
 		c.problem(n.off, "NT_FILE of %d bytes is too short", len(d))
 		return []MappedFile{}
 	}
-	count := c.ByteOrder.Uint64(d)
-	pageSize := c.ByteOrder.Uint64(d[8:])
-	fit := uint64(len(d)-16) / 24
+	word := func(b []byte) uint64 {
+		if w == 4 {
+			return uint64(c.ByteOrder.Uint32(b))
+		}
+		return c.ByteOrder.Uint64(b)
+	}
+	count := word(d)
+	pageSize := word(d[w:])
+	fit := (uint64(len(d)) - 2*w) / (3 * w)
 	if count > fit {
 		c.problem(n.off, "NT_FILE claims %d mappings but its %d bytes hold at most %d", count, len(d), fit)
 		count = fit
@@ -35,19 +42,16 @@ func (c *Core) decodeFiles(n rawNote) []MappedFile {
 		c.problem(n.off, "NT_FILE has %d mappings; keeping %d", count, maxFiles)
 		count = maxFiles
 	}
-	names := d[16+count*24:]
+	names := d[2*w+count*3*w:]
 	if len(names) > maxFileStrings {
 		c.problem(n.off, "NT_FILE path table of %d bytes truncated to %d", len(names), maxFileStrings)
 		names = names[:maxFileStrings]
 	}
 	files := make([]MappedFile, 0, count)
 	for i := uint64(0); i < count; i++ {
-		e := d[16+i*24:]
-		f := MappedFile{
-			Start: c.ByteOrder.Uint64(e),
-			End:   c.ByteOrder.Uint64(e[8:]),
-		}
-		pgoff := c.ByteOrder.Uint64(e[16:])
+		e := d[2*w+i*3*w:]
+		f := MappedFile{Start: word(e), End: word(e[w:])}
+		pgoff := word(e[2*w:])
 		f.FileOffset = pgoff * pageSize
 		if pageSize != 0 && f.FileOffset/pageSize != pgoff {
 			c.problem(n.off, "NT_FILE entry %d: page offset %#x times page size %#x overflows", i, pgoff, pageSize)

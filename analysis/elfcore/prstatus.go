@@ -61,22 +61,25 @@ type ProcessInfo struct {
 // AuxEntry is one entry of the auxiliary vector (NT_AUXV).
 type AuxEntry struct{ Type, Val uint64 }
 
-// Layout of struct elf_prstatus on 64-bit Linux (linux/include/linux/elfcore.h,
-// glibc sys/procfs.h), checked with offsetof on x86-64: pr_info
-// (si_signo, si_code, si_errno) at 0, pr_cursig at 12, pr_sigpend at 16,
-// pr_sighold at 24, pr_pid/ppid/pgrp/sid at 32..44, four struct timeval at
-// 48..111, pr_reg at 112, then pr_fpvalid. sizeof is 336 on x86-64 and 392
-// on aarch64.
+// Layout of struct elf_prstatus (linux/include/linux/elfcore.h, glibc
+// sys/procfs.h), checked with offsetof on x86-64: pr_info (si_signo,
+// si_code, si_errno) at 0, pr_cursig at 12, pr_sigpend at 16, pr_sighold,
+// pr_pid/ppid/pgrp/sid, four struct timeval, pr_reg, then pr_fpvalid. With
+// 8-byte longs pr_sighold is at 24, pr_pid at 32, pr_reg at 112 (sizeof
+// 336 on x86-64, 392 on aarch64); with 4-byte longs (i386) at 20, 24 and
+// 72 (sizeof 144). The offsets are in layout.
 const (
-	prstatusIDEnd  = 48 // end of pr_sid: the least of a prstatus worth keeping
-	prstatusRegOff = 112
-	nRegsX86_64    = 27 // ELF_NGREG: sizeof(struct user_regs_struct)/8
-	nRegsAArch64   = 34 // sizeof(struct user_pt_regs)/8
+	nRegsX86_64  = 27 // ELF_NGREG: sizeof(struct user_regs_struct)/8
+	nRegsAArch64 = 34 // sizeof(struct user_pt_regs)/8
+	nRegsI386    = 17 // sizeof(struct user_regs_struct)/4 on i386
 )
 
 func (c *Core) nRegs() int {
-	if c.Machine == elf.EM_AARCH64 {
+	switch c.Machine {
+	case elf.EM_AARCH64:
 		return nRegsAArch64
+	case elf.EM_386:
+		return nRegsI386
 	}
 	return nRegsX86_64
 }
@@ -85,59 +88,65 @@ func (c *Core) decodePrstatus(n rawNote) Thread {
 	t := Thread{machine: c.Machine}
 	r := newCursor(n.desc, c.ByteOrder, n.off)
 	r.Skip(12) // pr_info: already in NT_SIGINFO, and pr_cursig below
+	l := c.lay
 	t.Signal = int(r.I16())
-	r.Skip(2)
-	t.SigPending = r.U64()
-	t.SigHeld = r.U64()
+	r.Seek(l.prSigpend)
+	t.SigPending = r.Uint(l.word)
+	t.SigHeld = r.Uint(l.word)
 	t.LWP = int(r.I32())
 	t.PPID = int(r.I32())
 	t.PGRP = int(r.I32())
 	t.SID = int(r.I32())
-	r.Seek(prstatusRegOff)
+	r.Seek(l.prReg)
 	nregs := c.nRegs()
-	if regs := r.Bytes(nregs * 8); regs != nil {
+	if regs := r.Bytes(nregs * l.word); regs != nil {
 		t.Regs = make([]uint64, nregs)
 		for i := range t.Regs {
-			t.Regs[i] = c.ByteOrder.Uint64(regs[i*8:])
+			if l.word == 4 {
+				t.Regs[i] = uint64(c.ByteOrder.Uint32(regs[i*4:]))
+			} else {
+				t.Regs[i] = c.ByteOrder.Uint64(regs[i*8:])
+			}
 		}
 	}
 	if r.Err() != nil {
-		c.problem(n.off, "NT_PRSTATUS of %d bytes is too short for %v (need %d); thread %d has no registers", len(n.desc), c.Machine, prstatusRegOff+nregs*8, t.LWP)
+		c.problem(n.off, "NT_PRSTATUS of %d bytes is too short for %v (need %d); thread %d has no registers", len(n.desc), c.Machine, l.prReg+nregs*l.word, t.LWP)
 	}
 	return t
 }
 
-// Layout of struct elf_prpsinfo on 64-bit Linux (136 bytes, checked with
-// offsetof on x86-64): pr_state, pr_sname, pr_zomb, pr_nice (1 byte each),
-// pr_flag at 8, pr_uid 16, pr_gid 20, pr_pid 24, pr_ppid 28, pr_pgrp 32,
-// pr_sid 36, pr_fname[16] at 40, pr_psargs[80] at 56.
-const prpsinfoSize = 136
-
+// Layout of struct elf_prpsinfo: pr_state, pr_sname, pr_zomb, pr_nice (1
+// byte each), pr_flag (a long), pr_uid, pr_gid, pr_pid, pr_ppid, pr_pgrp,
+// pr_sid, pr_fname[16], pr_psargs[80]. On 64-bit Linux (checked with
+// offsetof on x86-64) 136 bytes, uid at 16, fname at 40; on i386, whose
+// __kernel_uid_t is 16 bits, 124 bytes, uid at 8, fname at 28.
 func (c *Core) decodePrpsinfo(n rawNote) *ProcessInfo {
-	if len(n.desc) < prpsinfoSize {
-		c.problem(n.off, "NT_PRPSINFO of %d bytes is shorter than %d; ignored", len(n.desc), prpsinfoSize)
+	l := c.lay
+	if len(n.desc) < l.prpsinfoSize {
+		c.problem(n.off, "NT_PRPSINFO of %d bytes is shorter than %d; ignored", len(n.desc), l.prpsinfoSize)
 		return nil
 	}
 	r := newCursor(n.desc, c.ByteOrder, n.off)
 	p := &ProcessInfo{}
 	r.Skip(1)
 	p.State = r.U8()
-	r.Seek(16)
-	p.UID = r.U32()
-	p.GID = r.U32()
+	r.Seek(l.prUID)
+	p.UID = uint32(r.Uint(l.uidSize))
+	p.GID = uint32(r.Uint(l.uidSize))
 	p.PID = int(r.I32())
 	p.PPID = int(r.I32())
 	p.PGRP = int(r.I32())
 	p.SID = int(r.I32())
+	r.Seek(l.prFname)
 	p.Fname = r.FixedString(16)
 	p.Args = strings.TrimRight(r.FixedString(80), " ")
 	return p
 }
 
 // siginfo_t is 128 bytes: si_signo, si_errno, si_code (int32 each), then the
-// union at offset 16 on 64-bit (asm-generic/siginfo.h): _sigfault.si_addr,
-// or _kill.si_pid and si_uid.
-const siginfoMin = 24
+// union (asm-generic/siginfo.h), at offset 16 with 8-byte pointers and 12
+// with 4-byte ones: _sigfault.si_addr, or _kill.si_pid and si_uid. The
+// least worth reading is the union's first 8 bytes.
 
 // Signal numbers whose kernel-generated siginfo carries si_addr.
 const (
@@ -150,13 +159,14 @@ const (
 )
 
 func (c *Core) decodeSiginfo(n rawNote) *SigInfo {
-	if len(n.desc) < siginfoMin {
-		c.problem(n.off, "NT_SIGINFO of %d bytes is shorter than %d; ignored", len(n.desc), siginfoMin)
+	l := c.lay
+	if min := l.siginfoUnion + 8; len(n.desc) < min {
+		c.problem(n.off, "NT_SIGINFO of %d bytes is shorter than %d; ignored", len(n.desc), min)
 		return nil
 	}
 	r := newCursor(n.desc, c.ByteOrder, n.off)
 	s := &SigInfo{Signo: r.I32(), Errno: r.I32(), Code: r.I32()}
-	r.Skip(4)
+	r.Seek(l.siginfoUnion)
 	if s.FromUser() {
 		s.Pid = r.I32()
 		s.Uid = r.I32()
@@ -164,25 +174,28 @@ func (c *Core) decodeSiginfo(n rawNote) *SigInfo {
 	}
 	switch s.Signo {
 	case sigSEGV, sigBUS, sigILL, sigFPE, sigTRAP:
-		s.Addr = r.U64()
+		s.Addr = r.Uint(l.word)
 	case sigSYS:
 		// struct { void *_call_addr; int _syscall; unsigned int _arch; } _sigsys
-		s.Addr = r.U64()
+		s.Addr = r.Uint(l.word)
 		s.Syscall = r.I32()
 		s.Arch = r.U32()
 	}
 	return s
 }
 
+// decodeAuxv reads the auxiliary vector: pairs of longs (type, value).
 func (c *Core) decodeAuxv(n rawNote) []AuxEntry {
-	cnt := len(n.desc) / 16
+	w := c.lay.word
+	cnt := len(n.desc) / (2 * w)
 	if cnt > maxAuxv {
 		c.problem(n.off, "NT_AUXV has %d entries; keeping %d", cnt, maxAuxv)
 		cnt = maxAuxv
 	}
 	out := make([]AuxEntry, 0, cnt)
+	r := newCursor(n.desc, c.ByteOrder, n.off)
 	for i := 0; i < cnt; i++ {
-		e := AuxEntry{Type: c.ByteOrder.Uint64(n.desc[i*16:]), Val: c.ByteOrder.Uint64(n.desc[i*16+8:])}
+		e := AuxEntry{Type: r.Uint(w), Val: r.Uint(w)}
 		if e.Type == 0 { // AT_NULL
 			break
 		}

@@ -48,7 +48,30 @@ func (t *Thread) AArch64() (AArch64Regs, bool) {
 	return a, true
 }
 
-// PC returns the thread's program counter (rip or pc); 0 if unknown.
+// I386Regs is struct user_regs_struct of i386 (linux/arch/x86/include/asm/
+// user_32.h), the pr_reg of an i386 NT_PRSTATUS, field for field in the
+// kernel's order (each a 32-bit word).
+type I386Regs struct {
+	Ebx, Ecx, Edx, Esi, Edi, Ebp, Eax        uint64
+	Ds, Es, Fs, Gs, OrigEax, Eip, Cs, Eflags uint64
+	Esp, Ss                                  uint64
+}
+
+// I386 returns the thread's registers by name; false if the core is not
+// i386 or the thread has no registers.
+func (t *Thread) I386() (I386Regs, bool) {
+	r := t.Regs
+	if t.machine != elf.EM_386 || len(r) < nRegsI386 {
+		return I386Regs{}, false
+	}
+	return I386Regs{
+		Ebx: r[0], Ecx: r[1], Edx: r[2], Esi: r[3], Edi: r[4], Ebp: r[5], Eax: r[6],
+		Ds: r[7], Es: r[8], Fs: r[9], Gs: r[10], OrigEax: r[11], Eip: r[12], Cs: r[13],
+		Eflags: r[14], Esp: r[15], Ss: r[16],
+	}, true
+}
+
+// PC returns the thread's program counter (rip, eip or pc); 0 if unknown.
 func (t *Thread) PC() uint64 {
 	switch t.machine {
 	case elf.EM_X86_64:
@@ -59,11 +82,15 @@ func (t *Thread) PC() uint64 {
 		if len(t.Regs) >= nRegsAArch64 {
 			return t.Regs[32]
 		}
+	case elf.EM_386:
+		if len(t.Regs) >= nRegsI386 {
+			return t.Regs[12]
+		}
 	}
 	return 0
 }
 
-// SP returns the thread's stack pointer (rsp or sp); 0 if unknown.
+// SP returns the thread's stack pointer (rsp, esp or sp); 0 if unknown.
 func (t *Thread) SP() uint64 {
 	switch t.machine {
 	case elf.EM_X86_64:
@@ -73,6 +100,10 @@ func (t *Thread) SP() uint64 {
 	case elf.EM_AARCH64:
 		if len(t.Regs) >= nRegsAArch64 {
 			return t.Regs[31]
+		}
+	case elf.EM_386:
+		if len(t.Regs) >= nRegsI386 {
+			return t.Regs[15]
 		}
 	}
 	return 0

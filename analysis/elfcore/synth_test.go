@@ -449,6 +449,8 @@ func TestFormatErrors(t *testing.T) {
 	le.PutUint16(notCore[16:], uint16(elf.ET_DYN))
 	class32 := append([]byte(nil), good...)
 	class32[elf.EI_CLASS] = byte(elf.ELFCLASS32)
+	classBad := append([]byte(nil), good...)
+	classBad[elf.EI_CLASS] = 3
 	random := make([]byte, 4096)
 	rand.New(rand.NewSource(1)).Read(random)
 	cases := map[string]struct {
@@ -457,7 +459,8 @@ func TestFormatErrors(t *testing.T) {
 	}{
 		"wrong machine": {buildCore(elf.EM_386, nil, nil), "unsupported machine EM_386"},
 		"not a core":    {notCore, "not a core file (type ET_DYN)"},
-		"32-bit":        {class32, "unsupported ELF class"},
+		"x32":           {class32, "a 32-bit x32 (the x86-64 ILP32 ABI) core"},
+		"bad class":     {classBad, "unsupported ELF class"},
 		"random bytes":  {random, "not an ELF file"},
 		"empty":         {nil, "too small"},
 		"short header":  {good[:40], "too small"},

@@ -47,21 +47,23 @@ func AppendNote(w *bytes.Buffer, typ uint32, desc []byte) {
 func pad4(n int) int { return (noteAlign - n%noteAlign) % noteAlign }
 
 // struct elf_prstatus and struct elf_prpsinfo on x86-64 (linux/elfcore.h;
-// prstatusRegOff and prpsinfoSize are in prstatus.go, which reads them).
+// layout64 in layout.go has the offsets the reader uses).
 const (
-	prstatusSize  = 336
-	prstatusPid   = 32
-	prstatusPPid  = 36
-	prstatusPgrp  = 40
-	prstatusSid   = 44
-	prpsinfoState = 0
-	prpsinfoSname = 1
-	prpsinfoPid   = 24
-	prpsinfoPPid  = 28
-	prpsinfoPgrp  = 32
-	prpsinfoSid   = 36
-	prpsinfoFname = 40 // char pr_fname[16]
-	prpsinfoArgs  = 56 // char pr_psargs[80]
+	prstatusSize   = 336
+	prstatusRegOff = 112
+	prpsinfoSize   = 136
+	prstatusPid    = 32
+	prstatusPPid   = 36
+	prstatusPgrp   = 40
+	prstatusSid    = 44
+	prpsinfoState  = 0
+	prpsinfoSname  = 1
+	prpsinfoPid    = 24
+	prpsinfoPPid   = 28
+	prpsinfoPgrp   = 32
+	prpsinfoSid    = 36
+	prpsinfoFname  = 40 // char pr_fname[16]
+	prpsinfoArgs   = 56 // char pr_psargs[80]
 )
 
 // ProcessIDs are a process's parent, process group and session.

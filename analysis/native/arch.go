@@ -13,20 +13,45 @@ import (
 // the architecture, a thread's registers by gdb's names, the unwinder's
 // starting register file, and the decoder of the faulting instruction.
 
-// archName is the model's name for an ELF machine ("x86_64", "aarch64").
+// archName is the model's name for an ELF machine ("x86_64", "aarch64",
+// "i386").
 func archName(m elf.Machine) string {
 	switch m {
 	case elf.EM_X86_64:
 		return "x86_64"
 	case elf.EM_AARCH64:
 		return "aarch64"
+	case elf.EM_386:
+		return "i386"
 	}
 	return m.String()
 }
 
 // supportedMachine reports whether cores of machine m can be analyzed.
 func supportedMachine(m elf.Machine) bool {
-	return m == elf.EM_X86_64 || m == elf.EM_AARCH64
+	return m == elf.EM_X86_64 || m == elf.EM_AARCH64 || m == elf.EM_386
+}
+
+// unwindArch is the unwinder's description of machine m.
+func unwindArch(m elf.Machine) *unwind.Arch {
+	switch m {
+	case elf.EM_AARCH64:
+		return unwind.ARM64
+	case elf.EM_386:
+		return unwind.I386
+	}
+	return unwind.AMD64
+}
+
+// wordSize is the size of a pointer in the crashed process: 4 for i386.
+func (p *Process) wordSize() int { return unwindArch(p.core.Machine).PtrSize }
+
+// x86Mode is the x86 decoding mode of the core's process: 32 for i386.
+func (p *Process) x86Mode() int {
+	if p.core.Machine == elf.EM_386 {
+		return 32
+	}
+	return 64
 }
 
 // threadRegs returns a thread's registers by gdb's names and the register
@@ -40,7 +65,20 @@ func threadRegs(t *elfcore.Thread) (named map[string]uint64, start unwind.Regs, 
 		named = arm64Named(r)
 		return named, unwind.ARM64.RegsFromNamed(named), true
 	}
+	if r, ok := t.I386(); ok {
+		named = i386Named(r)
+		return named, unwind.I386.RegsFromNamed(named), true
+	}
 	return nil, unwind.Regs{}, false
+}
+
+// i386Named names the i386 registers as gdb does.
+func i386Named(r elfcore.I386Regs) map[string]uint64 {
+	return map[string]uint64{
+		"eax": r.Eax, "ecx": r.Ecx, "edx": r.Edx, "ebx": r.Ebx, "esp": r.Esp, "ebp": r.Ebp,
+		"esi": r.Esi, "edi": r.Edi, "eip": r.Eip, "eflags": r.Eflags, "cs": r.Cs, "ss": r.Ss,
+		"ds": r.Ds, "es": r.Es, "fs": r.Fs, "gs": r.Gs, "orig_eax": r.OrigEax,
+	}
 }
 
 // arm64Named names the AArch64 registers as gdb does: x0..x30, sp, pc and
@@ -59,6 +97,9 @@ func pcOf(named map[string]uint64) uint64 {
 	if pc, ok := named["rip"]; ok {
 		return pc
 	}
+	if pc, ok := named["eip"]; ok {
+		return pc
+	}
 	return named["pc"]
 }
 
@@ -71,6 +112,10 @@ func (p *Process) decodeAt(pc uint64, named map[string]uint64) (disasm.Instructi
 	}
 	if p.core.Machine == elf.EM_AARCH64 {
 		d, err := disasm.DecodeARM64(code[:n], pc, named)
+		return d, n, err
+	}
+	if p.core.Machine == elf.EM_386 {
+		d, err := disasm.DecodeX86_32(code[:n], pc, named, p.symbolFor)
 		return d, n, err
 	}
 	d, err := disasm.DecodeX86_64(code[:n], pc, named, p.symbolFor)

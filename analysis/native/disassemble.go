@@ -19,7 +19,7 @@ func (p *Process) Disassemble(pc uint64, before, after int) []disasm.Instruction
 	}
 	code := make([]byte, pc-start+uint64(after+1)*15)
 	n, _ := p.ReadMemory(start, code)
-	all := disasm.Window(code[:n], start, pc+uint64(after+1)*15, 1<<16, p.symbolFor)
+	all := disasm.WindowMode(code[:n], start, pc+uint64(after+1)*15, 1<<16, p.symbolFor, p.x86Mode())
 	at := -1
 	for i, in := range all {
 		if in.PC == pc {

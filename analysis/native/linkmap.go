@@ -16,18 +16,27 @@ import (
 // System V ABI's "Dynamic Section" for DT_DEBUG). gdb's solib-svr4 reads
 // the same list.
 
-// Layouts on 64-bit targets (glibc elf/link.h, checked with offsetof on
-// x86-64 and aarch64): struct r_debug { int r_version; struct link_map
-// *r_map; ElfW(Addr) r_brk; int r_state; ElfW(Addr) r_ldbase; } and struct
-// link_map { ElfW(Addr) l_addr; char *l_name; ElfW(Dyn) *l_ld; struct
-// link_map *l_next, *l_prev; }.
+// Layouts (glibc elf/link.h): struct r_debug { int r_version; struct
+// link_map *r_map; ElfW(Addr) r_brk; int r_state; ElfW(Addr) r_ldbase; }
+// and struct link_map { ElfW(Addr) l_addr; char *l_name; ElfW(Dyn) *l_ld;
+// struct link_map *l_next, *l_prev; }: with 8-byte pointers (checked with
+// offsetof on x86-64 and aarch64) r_map is at 8 and the link_map fields at
+// 0, 8, 16, 24; with 4-byte ones (i386) r_map at 4 and the fields at 0, 4,
+// 8, 12. A dynamic section entry (ElfW(Dyn)) is two words.
+type linkMapLayout struct {
+	word                           uint64
+	rMap, lAddr, lName, lLd, lNext uint64
+}
+
+func linkMapLayoutOf(word int) linkMapLayout {
+	w := uint64(word)
+	return linkMapLayout{word: w, rMap: w, lAddr: 0, lName: w, lLd: 2 * w, lNext: 3 * w}
+}
+
+// size is the bytes of a link_map entry read: up to l_prev.
+func (l linkMapLayout) size() uint64 { return 5 * l.word }
+
 const (
-	rDebugMapOff  = 8
-	linkMapAddr   = 0
-	linkMapName   = 8
-	linkMapLd     = 16
-	linkMapNext   = 24
-	linkMapSize   = 40
 	maxLinkMaps   = 4096 // loaded objects followed before giving up
 	maxDynEntries = 4096 // dynamic section entries read
 	maxSOName     = 4096 // PATH_MAX
@@ -69,23 +78,23 @@ func (p *Process) walkLinkMap(exe *module) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	lm, err := p.readWord(rdebug + rDebugMapOff)
+	l := linkMapLayoutOf(p.wordSize())
+	lm, err := p.readWord(rdebug + l.rMap)
 	if err != nil {
 		return 0, fmt.Errorf("r_debug at %#x: %w", rdebug, err)
 	}
 	seen := map[uint64]bool{}
 	added := 0
-	for ; lm != 0 && !seen[lm]; lm, err = p.readWord(lm + linkMapNext) {
+	for ; lm != 0 && !seen[lm]; lm, err = p.readWord(lm + l.lNext) {
 		if len(seen) >= maxLinkMaps {
 			return added, fmt.Errorf("more than %d link_map entries", maxLinkMaps)
 		}
 		seen[lm] = true
-		var b [linkMapSize]byte
-		if n, _ := p.ReadMemory(lm, b[:]); n < len(b) {
+		b := make([]byte, l.size())
+		if n, _ := p.ReadMemory(lm, b); n < len(b) {
 			return added, fmt.Errorf("link_map entry at %#x is not in the core", lm)
 		}
-		bo := binary.LittleEndian
-		addr, nameAt, ld := bo.Uint64(b[linkMapAddr:]), bo.Uint64(b[linkMapName:]), bo.Uint64(b[linkMapLd:])
+		addr, nameAt, ld := p.word(b[l.lAddr:]), p.word(b[l.lName:]), p.word(b[l.lLd:])
 		name := ""
 		if nameAt != 0 {
 			name = p.readCString(nameAt, maxSOName)
@@ -117,15 +126,16 @@ func (p *Process) dtDebug(exe *module) (uint64, error) {
 	if dyn == nil {
 		return 0, fmt.Errorf("%s has no dynamic section (a static program has no link_map)", exe.path)
 	}
-	n := min(dyn.Memsz/16, maxDynEntries)
-	buf := make([]byte, n*16)
+	w := p.wordSize()
+	n := min(dyn.Memsz/uint64(2*w), maxDynEntries)
+	buf := make([]byte, n*uint64(2*w))
 	addr := dyn.Vaddr + exe.bias
 	got, _ := p.core.ReadMemory(addr, buf)
-	if got < 16 {
+	if got < 2*w {
 		return 0, fmt.Errorf("the dynamic section at %#x is not in the core", addr)
 	}
-	for i := 0; i+16 <= got; i += 16 {
-		tag, val := binary.LittleEndian.Uint64(buf[i:]), binary.LittleEndian.Uint64(buf[i+8:])
+	for i := 0; i+2*w <= got; i += 2 * w {
+		tag, val := p.word(buf[i:]), p.word(buf[i+w:])
 		switch tag {
 		case dtNull:
 			return 0, fmt.Errorf("the dynamic section at %#x has no DT_DEBUG", addr)
@@ -136,15 +146,24 @@ func (p *Process) dtDebug(exe *module) (uint64, error) {
 			return val, nil
 		}
 	}
-	return 0, fmt.Errorf("no DT_DEBUG in the %d dynamic entries at %#x read from the core", got/16, addr)
+	return 0, fmt.Errorf("no DT_DEBUG in the %d dynamic entries at %#x read from the core", got/(2*w), addr)
 }
 
+// readWord reads a pointer-sized word of the process.
 func (p *Process) readWord(addr uint64) (uint64, error) {
-	var b [8]byte
-	if _, err := p.ReadMemory(addr, b[:]); err != nil {
+	b := make([]byte, p.wordSize())
+	if _, err := p.ReadMemory(addr, b); err != nil {
 		return 0, err
 	}
-	return binary.LittleEndian.Uint64(b[:]), nil
+	return p.word(b), nil
+}
+
+// word decodes a pointer-sized little-endian word at the start of b.
+func (p *Process) word(b []byte) uint64 {
+	if p.wordSize() == 4 {
+		return uint64(binary.LittleEndian.Uint32(b))
+	}
+	return binary.LittleEndian.Uint64(b)
 }
 
 // readCString reads a NUL-terminated string of at most max bytes through

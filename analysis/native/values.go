@@ -1,7 +1,6 @@
 package native
 
 import (
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -55,10 +54,7 @@ func (p *Process) FrameValues(c *model.Crash, threadID, frameIndex int) ([]Value
 	if first > 0 && !th.Frames[first-1].Signal {
 		pc--
 	}
-	arch := unwind.AMD64
-	if p.core.Machine == elf.EM_AARCH64 {
-		arch = unwind.ARM64
-	}
+	arch := unwindArch(p.core.Machine)
 	fs := &frameState{p: p, cfa: f.CFA, regs: arch.RegsFromNamed(f.Regs)}
 	if first == 0 && arch == unwind.AMD64 {
 		p.addVectorRegs(&fs.regs, threadID)

@@ -312,7 +312,8 @@ func instruction(p *printer, c *model.Crash) {
 	}
 	p.f("\n")
 	names := []string{"rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
-		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+		"eip", "esp", "ebp", "eax", "ebx", "ecx", "edx", "esi", "edi"} // x86-64, then i386
 	col := 0
 	for _, r := range names {
 		v, ok := in.Registers[r]

@@ -194,7 +194,8 @@ func stackKey(t model.Thread) string {
 
 func registerLine(regs map[string]string) string {
 	order := []string{"rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
-		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"}
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+		"eip", "esp", "ebp", "eax", "ebx", "ecx", "edx", "esi", "edi"} // x86-64, then i386
 	var parts []string
 	for _, r := range order {
 		if v, ok := regs[r]; ok {

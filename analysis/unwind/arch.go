@@ -9,7 +9,7 @@ import (
 // DWARF register numbers, names, the frame-pointer layout, the signal
 // trampoline and the layout of the ucontext the kernel saves.
 type Arch struct {
-	Name    string // "x86_64", "aarch64"
+	Name    string // "x86_64", "aarch64", "i386"
 	PtrSize int
 	Order   binary.ByteOrder
 
@@ -28,8 +28,8 @@ type Arch struct {
 	// reading the code through Memory.
 	sigreturn func(m *memReader, pc uint64) bool
 	// signalContext recovers the interrupted registers from the signal frame
-	// whose trampoline frame has stack pointer sp.
-	signalContext func(m *memReader, sp uint64) (Regs, error)
+	// whose trampoline frame has stack pointer sp and pc pc.
+	signalContext func(m *memReader, sp, pc uint64) (Regs, error)
 	// afterCall reports whether the instruction before ra is a call.
 	afterCall func(m *memReader, ra uint64) bool
 }
@@ -92,4 +92,22 @@ var ARM64 = &Arch{
 	sigreturn:     arm64Sigreturn,
 	signalContext: arm64SignalContext,
 	afterCall:     arm64AfterCall,
+}
+
+// I386 is IA-32 under Linux. DWARF numbering per the System V i386 psABI
+// (Intel386 supplement, "DWARF Register Number Mapping", as gcc and gdb
+// number them): 0 eax, 1 ecx, 2 edx, 3 ebx, 4 esp, 5 ebp, 6 esi, 7 edi,
+// 8 the return address (eip).
+var I386 = &Arch{
+	Name:    "i386",
+	PtrSize: 4,
+	Order:   binary.LittleEndian,
+	PC:      8, SP: 4, FP: 5, RA: 8,
+	RegNames: []string{"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "eip"},
+	// i386 psABI "Registers and the Stack Frame": ebx, ebp, esi and edi
+	// belong to the caller.
+	CalleeSaved:   []int{3, 5, 6, 7},
+	sigreturn:     i386Sigreturn,
+	signalContext: i386SignalContext,
+	afterCall:     amd64AfterCall, // the same call encodings, without REX
 }

@@ -82,7 +82,7 @@ var amd64GregsToDWARF = [17]int{
 // (linux/arch/x86/include/asm/sigframe.h): after the handler returns into the
 // trampoline, sp points at struct ucontext, whose uc_mcontext (struct
 // sigcontext) starts at offset 40 (uc_flags, uc_link, stack_t uc_stack).
-func amd64SignalContext(m *memReader, sp uint64) (Regs, error) {
+func amd64SignalContext(m *memReader, sp, _ uint64) (Regs, error) {
 	const mcontext = 40
 	var b [17 * 8]byte
 	if err := m.read(sp+mcontext, b[:]); err != nil {
@@ -160,7 +160,7 @@ func arm64Sigreturn(m *memReader, pc uint64) bool {
 // (linux/arch/arm64/kernel/signal.c): siginfo (128 bytes), then struct
 // ucontext whose uc_mcontext is at offset 176; struct sigcontext holds
 // fault_address, regs[31], sp, pc (as gdb's aarch64-linux-tdep.c reads it).
-func arm64SignalContext(m *memReader, sp uint64) (Regs, error) {
+func arm64SignalContext(m *memReader, sp, _ uint64) (Regs, error) {
 	const regsAt = 128 + 176 + 8
 	var b [33 * 8]byte
 	if err := m.read(sp+regsAt, b[:]); err != nil {

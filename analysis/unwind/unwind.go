@@ -436,7 +436,7 @@ func (s *stepper) signalFrame(cur *Frame) (Frame, bool, string) {
 	cur.ReturnAddress = false
 	sp := cur.Regs.SP()
 	cur.CFA = sp
-	regs, err := s.arch.signalContext(s.mem, sp)
+	regs, err := s.arch.signalContext(s.mem, sp, cur.PC)
 	if err != nil {
 		return Frame{}, false, err.Error()
 	}
