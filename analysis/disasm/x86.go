@@ -109,8 +109,9 @@ func stackAccess(out *Instruction, op x86asm.Op, regs map[string]uint64, mode in
 
 // gnuText prints inst in AT&T syntax as objdump and gdb do. x86asm prints
 // nothing for an absolute memory operand at address 0 ("mov %eax,0x0",
-// a NULL store through a constant address, comes out "mov %eax,"): the
-// empty operand is put back.
+// a NULL store through a constant address, comes out "mov %eax,"; i386's
+// TLS load "mov %gs:0x0,%eax" comes out "mov %gs:,%eax"): the 0 is put
+// back.
 func gnuText(inst x86asm.Inst, pc uint64, sym SymbolLookup) string {
 	text := x86asm.GNUSyntax(inst, pc, x86asm.SymLookup(sym))
 	op, args, ok := strings.Cut(text, " ")
@@ -119,8 +120,8 @@ func gnuText(inst x86asm.Inst, pc uint64, sym SymbolLookup) string {
 	}
 	parts := strings.Split(args, ",")
 	for i, a := range parts {
-		if a == "" {
-			parts[i] = "0x0"
+		if a == "" || strings.HasSuffix(a, ":") { // "", "%gs:"
+			parts[i] = a + "0x0"
 		}
 	}
 	return op + " " + strings.Join(parts, ",")

@@ -100,6 +100,9 @@ func buildIDPath(id []byte) string {
 // the glibc objects, which are packaged apart from the -dbgsym archive.
 func debugPackage(path string) string {
 	base := filepath.Base(path)
+	if strings.Contains(path, "/lib32/") || base == "ld-linux.so.2" {
+		return "" // libc6-i386's: libc6-dbg holds the 64-bit objects' only
+	}
 	for _, p := range []string{"libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "ld-linux", "libresolv.so", "libutil.so"} {
 		if strings.HasPrefix(base, p) {
 			return "libc6-dbg"

@@ -61,16 +61,18 @@ func crashingLines(c *model.Crash) []string {
 
 // TestElfutilsCores: elfutils' backtrace test cores (testdata/elfutils)
 // give the frames elfutils' tests expect — raise, sigusr2, stdarg,
-// backtracegen in the thread that aborted, main in the other — and equal
-// gdb's; on x86_64.fp gdb stops at a bogus pc 0 after stdarg while the
-// frame-pointer chain (and elfutils) goes on. Other architectures are
-// refused with a clear error.
+// backtracegen in the thread that aborted (on i386 under the vDSO's
+// __kernel_vsyscall), main in the other — and equal gdb's; on x86_64.fp
+// gdb stops at a bogus pc 0 after stdarg while the frame-pointer chain
+// (and elfutils) goes on. Other architectures are refused with a clear
+// error.
 func TestElfutilsCores(t *testing.T) {
 	for _, tc := range []struct {
 		arch, gdb string
 		gdbWrong  bool
 	}{
 		{"x86_64", "gdb", false}, {"x86_64.fp", "gdb", true}, {"aarch64", "gdb-multiarch", false}, {"aarch64.fp", "gdb-multiarch", false},
+		{"i386", "gdb", false}, {"i386.fp", "gdb", false},
 	} {
 		t.Run(tc.arch, func(t *testing.T) {
 			dir := t.TempDir()
@@ -81,6 +83,10 @@ func TestElfutilsCores(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []string{"raise", "sigusr2", "stdarg", "backtracegen", "start", "start_thread", "clone"}
+			if strings.HasPrefix(tc.arch, "i386") {
+				// The system call is made in the vDSO, as gdb shows too.
+				want = append([]string{"__kernel_vsyscall"}, want...)
+			}
 			var got []string
 			for _, l := range crashingLines(c) {
 				got = append(got, strings.Fields(l)[0])
@@ -113,10 +119,10 @@ func TestElfutilsCores(t *testing.T) {
 			}
 		})
 	}
-	for _, arch := range []string{"i386", "ppc", "ppc64le.fp", "s390", "s390x", "sparc", "x32"} {
+	for _, arch := range []string{"ppc", "ppc64le.fp", "s390", "s390x", "sparc", "x32"} {
 		t.Run(arch, func(t *testing.T) {
 			core := unpack(t, t.TempDir(), "elfutils/backtrace."+arch+".core.bz2")
-			checkUnsupported(t, core, map[string]string{"i386": "32-bit i386", "ppc": "32-bit PowerPC",
+			checkUnsupported(t, core, map[string]string{"ppc": "32-bit PowerPC",
 				"ppc64le.fp": "PowerPC64", "s390": "32-bit s390", "s390x": "s390x", "sparc": "SPARC64", "x32": "x32"}[arch])
 		})
 	}
@@ -130,7 +136,7 @@ func checkUnsupported(t *testing.T, core, arch string) {
 	if err == nil {
 		t.Fatalf("opened a core faultline cannot read: %d threads", len(c.Threads))
 	}
-	if msg := err.Error(); !strings.Contains(msg, arch) || !strings.Contains(msg, "faultline reads x86-64 and aarch64 cores only") {
+	if msg := err.Error(); !strings.Contains(msg, arch) || !strings.Contains(msg, "faultline reads x86-64, aarch64 and i386 cores only") {
 		t.Errorf("error %q does not name the architecture %q and what is supported", msg, arch)
 	}
 }
@@ -141,10 +147,12 @@ func TestLLDBCores(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name   string
+		pid    int
 		frames []string
 	}{
-		{"linux-x86_64", []string{"bar at main.c:4", "foo at main.c:10", "_start at main.c:16"}},
-		{"altmain", []string{"_start at altmain.c:5"}},
+		{"linux-x86_64", 32259, []string{"bar at main.c:4", "foo at main.c:10", "_start at main.c:16"}},
+		{"altmain", 32259, []string{"_start at altmain.c:5"}},
+		{"linux-i386", 32306, []string{"bar at main.c:4", "foo at main.c:10", "_start at main.c:16"}},
 	} {
 		exe := unpack(t, dir, "lldb/"+tc.name+".out.gz")
 		core := unpack(t, dir, "lldb/"+tc.name+".core.gz")
@@ -152,37 +160,47 @@ func TestLLDBCores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Dump.PID != 32259 || strings.Join(crashingLines(c), "|") != strings.Join(tc.frames, "|") {
-			t.Errorf("%s: pid %d, frames %q; LLDB expects 32259, %q", tc.name, c.Dump.PID, crashingLines(c), tc.frames)
+		if c.Dump.PID != tc.pid || strings.Join(crashingLines(c), "|") != strings.Join(tc.frames, "|") {
+			t.Errorf("%s: pid %d, frames %q; LLDB expects %d, %q", tc.name, c.Dump.PID, crashingLines(c), tc.pid, tc.frames)
 		}
 		if d := crashlab.CompareWithGDB(crashlab.GDB(t, exe, core), c); d != "" {
 			t.Errorf("%s: frames differ from gdb:\n%s", tc.name, d)
 		}
 	}
 
-	c, err := analysis.Open(unpack(t, dir, "lldb/thread_crash-linux-x86_64.core.gz"), analysis.Options{Offline: true})
+	for arch, want := range map[string][3]int{"x86_64": {5222, 5250}, "i386": {5193, 5195}} {
+		checkLLDBThreadCrash(t, unpack(t, dir, "lldb/thread_crash-linux-"+arch+".core.gz"), want[0], want[1])
+	}
+	for arch, pid := range map[string]int{"x86_64": 5669, "i386": 5586} {
+		c, err := analysis.Open(unpack(t, dir, "lldb/gcore-linux-"+arch+".core.gz"), analysis.Options{Offline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Dump.PID != pid || len(c.Threads) != 3 || c.Signal == nil || c.Signal.Number != 19 || c.Classification.Kind != model.KindHang {
+			t.Errorf("gcore %s: pid %d, %d threads, signal %+v, kind %s; LLDB expects %d, 3, SIGSTOP (and no crash)",
+				arch, c.Dump.PID, len(c.Threads), c.Signal, c.Classification.Kind, pid)
+		}
+	}
+
+	for name, arch := range map[string]string{"linux-s390x": "s390x", "linux-ppc64le": "PowerPC64", "linux-mips64el-gnuabi64": "64-bit MIPS"} {
+		checkUnsupported(t, unpack(t, dir, "lldb/"+name+".core.gz"), arch)
+	}
+}
+
+// checkLLDBThreadCrash: TestLinuxCoreThreads.py's expectations of a core
+// of 3 threads, thread tid stopped by a SIGILL it raised, the others by
+// no signal.
+func checkLLDBThreadCrash(t *testing.T, core string, pid, tid int) {
+	t.Helper()
+	c, err := analysis.Open(core, analysis.Options{Offline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Dump.PID != 5222 || len(c.Threads) != 3 || c.CrashingThreadID != 5250 || c.Signal == nil || c.Signal.Number != 4 {
-		t.Errorf("thread_crash: pid %d, %d threads, crashing %d, signal %+v; LLDB expects 5222, 3, 5250, SIGILL",
-			c.Dump.PID, len(c.Threads), c.CrashingThreadID, c.Signal)
+	if c.Dump.PID != pid || len(c.Threads) != 3 || c.CrashingThreadID != tid || c.Signal == nil || c.Signal.Number != 4 {
+		t.Errorf("thread_crash %s: pid %d, %d threads, crashing %d, signal %+v; LLDB expects %d, 3, %d, SIGILL",
+			c.Dump.Arch, c.Dump.PID, len(c.Threads), c.CrashingThreadID, c.Signal, pid, tid)
 	}
 	if c.Classification.Kind != model.KindKilled {
-		t.Errorf("thread_crash: raise(SIGILL) classified %s, want %s (no instruction faulted)", c.Classification.Kind, model.KindKilled)
-	}
-
-	c, err = analysis.Open(unpack(t, dir, "lldb/gcore-linux-x86_64.core.gz"), analysis.Options{Offline: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Dump.PID != 5669 || len(c.Threads) != 3 || c.Signal == nil || c.Signal.Number != 19 || c.Classification.Kind != model.KindHang {
-		t.Errorf("gcore: pid %d, %d threads, signal %+v, kind %s; LLDB expects 5669, 3, SIGSTOP (and no crash)",
-			c.Dump.PID, len(c.Threads), c.Signal, c.Classification.Kind)
-	}
-
-	for name, arch := range map[string]string{"linux-i386": "32-bit i386", "thread_crash-linux-i386": "32-bit i386",
-		"linux-s390x": "s390x", "linux-ppc64le": "PowerPC64", "linux-mips64el-gnuabi64": "64-bit MIPS"} {
-		checkUnsupported(t, unpack(t, dir, "lldb/"+name+".core.gz"), arch)
+		t.Errorf("thread_crash %s: raise(SIGILL) classified %s, want %s (no instruction faulted)", c.Dump.Arch, c.Classification.Kind, model.KindKilled)
 	}
 }
