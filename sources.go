@@ -21,9 +21,13 @@ var sourcesCommand = &command{
 	name:  "sources",
 	args:  "[--json] [--config FILE] [OPEN FLAGS] DUMP",
 	short: "exact source versions, checkouts and upstream commits",
-	long: `Sources finds the exact source of every component in the crash (from build-ids,
-package versions and the rules in ` + "`" + gitsrc.ConfigFileName + "`" + `), checks it out with go-git, maps
-the frames onto it, and reviews the upstream commits since: is the fix already in?
+	long: `Sources finds the exact source of every component in the crash without configuration
+(.note.package, the package database: dpkg, rpm, conda; Python metadata; a git checkout of the
+sources; the library file's name, version strings and symbol versions; a registry of common
+upstreams and their tag conventions), each fact with where it came from; the rules in
+` + "`" + gitsrc.ConfigFileName + "`" + ` override them. It checks the source out with go-git, verifies the
+checkout against the binary, maps the frames onto it, and reviews the upstream commits since:
+is the fix already in? A package's changelog answers for fixes it backported.
 
 --offline keeps both debuginfod and the git fetches to what the caches hold.
 
