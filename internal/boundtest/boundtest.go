@@ -1,7 +1,7 @@
 // Package boundtest builds the faultline binary and runs it as a child
 // process under a watchdog, measuring what the run cost: wall time, peak
-// resident memory (getrusage ru_maxrss of the child) and, when asked, the
-// bytes left in a directory. Tests of hostile inputs assert their bounds on
+// resident memory (ru_maxrss of the binary's own process, as GNU time
+// reports it) and, when asked, the bytes left in a directory. Tests of hostile inputs assert their bounds on
 // these figures, so a regression shows up in the real program, not in a
 // function called in-process.
 package boundtest
@@ -109,7 +109,7 @@ type Result struct {
 	Stdout     string
 	Stderr     string
 	Wall       time.Duration
-	MaxRSSKiB  int64  // ru_maxrss of the child (KiB on Linux)
+	MaxRSSKiB  int64  // ru_maxrss of the binary (KiB), as GNU time reports it
 	Killed     string // why the watchdog killed the child ("" if it did not)
 	CPUTime    time.Duration
 	PeakRSSKiB int64 // the largest VmRSS the watchdog saw
@@ -136,7 +136,9 @@ func RunProgram(t testing.TB, bin string, c Cmd) Result {
 	if lim.RSSKiB == 0 {
 		lim.RSSKiB = 2 << 20
 	}
-	cmd := exec.Command(bin, c.Args...)
+	usage := filepath.Join(t.TempDir(), "rusage")
+	cmd := exec.Command(gnuTime(t), append([]string{"-q", "-f", "%M %U %S %x", "-o", usage, bin}, c.Args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = append(os.Environ(), c.Env...)
 	cmd.Dir = c.Dir
 	cmd.Stdin = bytes.NewReader(c.Stdin)
@@ -162,19 +164,16 @@ func RunProgram(t testing.TB, bin string, c Cmd) Result {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wd watchdog
 	done := make(chan struct{})
-	go func() { wd.watch(ctx, cmd.Process, lim, start); close(done) }()
+	go func() { wd.watch(ctx, cmd.Process.Pid, lim, start); close(done) }()
 	err := cmd.Wait()
 	cancel()
 	<-done
 	r := Result{Stdout: stdout.String(), Stderr: stderr.String(), Wall: time.Since(start), Killed: wd.killed, PeakRSSKiB: wd.peak}
 	r.Exit = cmd.ProcessState.ExitCode()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSSKiB = ru.Maxrss
-		r.CPUTime = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
 	if err != nil && r.Exit == 0 {
 		t.Fatalf("wait: %v", err)
 	}
+	r.readUsage(t, usage)
 	t.Logf("faultline %s: %v", strings.Join(c.Args, " "), r)
 	return r
 }
@@ -184,7 +183,7 @@ type watchdog struct {
 	peak   int64
 }
 
-func (w *watchdog) watch(ctx context.Context, p *os.Process, lim Limits, start time.Time) {
+func (w *watchdog) watch(ctx context.Context, timePID int, lim Limits, start time.Time) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -193,7 +192,7 @@ func (w *watchdog) watch(ctx context.Context, p *os.Process, lim Limits, start t
 			return
 		case <-tick.C:
 		}
-		rss := VmRSSKiB(p.Pid)
+		rss := VmRSSKiB(childOf(timePID))
 		w.peak = max(w.peak, rss)
 		switch {
 		case rss > lim.RSSKiB:
@@ -203,9 +202,56 @@ func (w *watchdog) watch(ctx context.Context, p *os.Process, lim Limits, start t
 		default:
 			continue
 		}
-		p.Kill()
+		syscall.Kill(-timePID, syscall.SIGKILL) // GNU time and the binary: one process group
 		return
 	}
+}
+
+// gnuTime is GNU time (Debian's package time, which .ci/test installs). The
+// binary runs under it because ru_maxrss of a direct child of a Go process
+// is wrong: Go starts children with vfork, and exec records the parent's
+// peak RSS into the child's (the test process's hundreds of MiB). GNU time
+// forks a real copy of itself, so the figure it reports is the binary's.
+func gnuTime(t testing.TB) string {
+	const p = "/usr/bin/time"
+	if !fileExists(p) {
+		t.Fatalf("%s is missing: apt-get install time (.ci/test installs it)", p)
+	}
+	return p
+}
+
+// readUsage fills r's memory and CPU figures from what GNU time wrote
+// ("%M %U %S %x"). Killed by a signal, the binary's exit status reads 0
+// and time exits with 128+signal: r.Exit is then -1, as for a signal.
+func (r *Result) readUsage(t testing.TB, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	f := strings.Fields(string(b))
+	if err != nil || len(f) != 4 {
+		if r.Exit == -1 { // the watchdog killed time before it wrote
+			return
+		}
+		t.Fatalf("GNU time wrote no usage (%v): %q", err, b)
+	}
+	r.MaxRSSKiB, _ = strconv.ParseInt(f[0], 10, 64)
+	user, _ := strconv.ParseFloat(f[1], 64)
+	sys, _ := strconv.ParseFloat(f[2], 64)
+	r.CPUTime = time.Duration((user + sys) * float64(time.Second))
+	if r.Exit > 128 && f[3] == "0" {
+		r.Exit = -1
+	}
+}
+
+// childOf is the pid of timePID's child (the binary), or timePID while it
+// has none yet.
+func childOf(timePID int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(timePID) + "/task/" + strconv.Itoa(timePID) + "/children")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		if pid, err := strconv.Atoi(f[0]); err == nil {
+			return pid
+		}
+	}
+	return timePID
 }
 
 // VmRSSKiB reads the resident set size of pid from /proc (0 if gone).
