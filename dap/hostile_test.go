@@ -179,3 +179,18 @@ func TestHostileRequestArguments(t *testing.T) {
 		t.Errorf("%v\n%s", r, r.Stderr)
 	}
 }
+
+// TestLaunchCoreNamingStdin (issue 24 items 1, 2): a core whose mapped
+// files name /dev/stdin (the adapter's own protocol stream), a FIFO,
+// /dev/zero and a directory, their first pages missing from the core:
+// the launch is answered, and the requests after it too.
+func TestLaunchCoreNamingStdin(t *testing.T) {
+	core := boundtest.HostilePathsCore(t, t.TempDir())
+	in := session([2]any{"initialize", map[string]any{"adapterID": "faultline"}},
+		[2]any{"launch", map[string]any{"coreFile": core, "offline": true}}, [2]any{"threads", nil}, [2]any{"disconnect", nil})
+	r := boundtest.Run(t, boundtest.Cmd{Args: []string{"dap"}, Stdin: in, StdinOpen: true, Limits: boundtest.Limits{Wall: 30 * time.Second}})
+	got := responses(t, r.Stdout)
+	if r.Killed != "" || r.Exit != 0 || !got[2].Success || !got[3].Success || !got[4].Success {
+		t.Errorf("want launch, threads and disconnect answered and a clean exit; %v, launch %+v threads %+v\n%s", r, got[2], got[3], r.Stderr)
+	}
+}

@@ -3,10 +3,10 @@ package logs
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // maxSanitizerLog caps how much of a sanitizer log is read.
@@ -16,7 +16,7 @@ const maxSanitizerLog = 64 << 20
 // c.Sanitizer, for classification; what does not fit (no report, another
 // process's) becomes a problem.
 func AttachSanitizerLog(c *model.Crash, path string) {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path)
 	if err != nil {
 		c.Problems = append(c.Problems, model.Problem{Message: fmt.Sprintf("cannot read the sanitizer log: %v", err)})
 		return

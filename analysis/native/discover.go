@@ -2,13 +2,15 @@ package native
 
 import (
 	"debug/elf"
-	"os"
+	"errors"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/elfcore"
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // Step 1 of loading (modules.go): which ELF objects the process had mapped,
@@ -117,16 +119,18 @@ func (p *Process) looksLikeELF(path string, base uint64) bool {
 	if n, _ := p.core.ReadMemory(base, magic[:]); n == 4 {
 		return string(magic[:]) == "\x7fELF"
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	// The path comes from the core: a FIFO, a device or /dev/stdin is
+	// never opened for reading (regular.ReadAt), nor waited on.
+	n, err := regular.ReadAt(path, magic[:], 0)
+	var nr *regular.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return false
+	case err != nil && !errors.Is(err, io.EOF):
 		// Unknown: keep it only if it is named like a shared object or program.
 		return strings.Contains(filepath.Base(path), ".so") || strings.HasPrefix(path, "/")
 	}
-	defer f.Close()
-	if n, _ := f.Read(magic[:]); n != 4 {
-		return false
-	}
-	return string(magic[:]) == "\x7fELF"
+	return n == 4 && string(magic[:]) == "\x7fELF"
 }
 
 // addVDSO adds the kernel's vDSO, whose image (and unwind info) is in the core.

@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // What the debuginfod client remembers between runs besides the files it
@@ -27,7 +30,7 @@ func (d *Debuginfod) cacheMiss() time.Duration {
 	if d.CacheMiss != 0 {
 		return d.CacheMiss
 	}
-	b, err := os.ReadFile(filepath.Join(d.cacheDir(), "cache_miss_s"))
+	b, err := regular.ReadFile(filepath.Join(d.cacheDir(), "cache_miss_s"), 64)
 	if err != nil {
 		return DefaultCacheMiss
 	}
@@ -50,7 +53,9 @@ func (d *Debuginfod) rememberMiss(cached string) {
 	if d.cacheMiss() <= 0 || os.MkdirAll(filepath.Dir(cached), 0o755) != nil {
 		return
 	}
-	if f, err := os.OpenFile(cached, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644); err == nil {
+	// O_NONBLOCK: a FIFO in the cache's place fails (ENXIO) instead of
+	// waiting for a reader.
+	if f, err := os.OpenFile(cached, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o644); err == nil {
 		f.Close()
 	}
 	// elfutils writes cache_miss_s with its default when it is missing,
@@ -67,7 +72,7 @@ const maxHeadersFile = 64 << 10
 // readHeadersFile reads DEBUGINFOD_HEADERS_FILE: one "Name: value" per
 // line; lines without a colon are skipped, as elfutils skips them.
 func readHeadersFile(path string) http.Header {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path)
 	if err != nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // Locator finds the file on disk for a module mapped in a core, and its
@@ -200,18 +201,11 @@ func (l *Locator) FindDebug(binaryPath string, obj *object.Object) (debugPath st
 // file that grows or never ends (a /proc file reads as regular, size 0)
 // costs nothing.
 func fileCRC32(p string) (uint32, error) {
-	f, err := os.Open(p)
+	f, st, err := regular.Open(p)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	if !st.Mode().IsRegular() {
-		return 0, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
-	}
 	h := crc32.NewIEEE()
 	if _, err := io.Copy(h, io.LimitReader(f, st.Size())); err != nil {
 		return 0, err

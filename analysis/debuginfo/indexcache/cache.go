@@ -26,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // Version is the entry format version; entries of another version are misses.
@@ -166,13 +168,12 @@ func (c *Cache) Get(key string) *Entry {
 		return nil
 	}
 	p := c.path(key)
-	f, err := os.Open(p)
+	f, st, err := regular.Open(p) // a FIFO or device planted in the cache is not waited on
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() < headerSize || int64(int(st.Size())) != st.Size() {
+	if st.Size() < headerSize || int64(int(st.Size())) != st.Size() {
 		c.discard(p, st)
 		return nil
 	}

@@ -3,7 +3,8 @@ package object
 import (
 	"debug/elf"
 	"encoding/binary"
-	"os"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // Caps on what noteBuildID reads from a file it has not checked.
@@ -18,7 +19,7 @@ const (
 // Header"). ok is false when the file is not a readable ELF file or no
 // segment holds the note; the caller then reads the file whole.
 func NoteBuildID(path string) (id []byte, ok bool) {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path)
 	if err != nil {
 		return nil, false
 	}

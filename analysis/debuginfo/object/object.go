@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"syscall"
 
 	"github.com/faultline-dev/faultline/analysis/internal/cursor"
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // maxDecompressedSection caps the size of one decompressed section.
@@ -57,18 +57,11 @@ func (d sectionData) release() {
 
 // OpenObject maps the ELF file at path.
 func OpenObject(path string) (*Object, error) {
-	f, err := os.Open(path)
+	f, st, err := regular.Open(path) // paths come from cores and debug links: never a FIFO or a device
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	size := st.Size()
 	if size < 16 {
 		return nil, &FormatError{Path: path, Msg: "file too small for an ELF header"}
