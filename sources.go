@@ -164,28 +164,7 @@ func printSources(w io.Writer, r *gitsrc.Result) {
 		fmt.Fprintf(w, "  thread %d #%-3d %s:%d\n      → %s\n", f.Thread, f.Index, f.File, f.Line, f.Source)
 	}
 	for _, u := range r.Upstream {
-		fmt.Fprintf(w, "\nUpstream %s since %s: %s (%s, lines %d-%d), %d commits walked on %s\n",
-			u.Component, u.Revision, u.Path, u.Function, u.FunctionStart, u.FunctionEnd, u.Walked, u.Branch)
-		if u.Unverified {
-			fmt.Fprintf(w, "  (unverified: the checkout of %s does not match the binary; see Problems)\n", u.Revision)
-		}
-		if len(u.Commits) == 0 {
-			fmt.Fprintln(w, "  no commits changed this file")
-		}
-		for _, c := range u.Commits {
-			mark := " "
-			if c.TouchesFrame {
-				mark = "*"
-			}
-			fmt.Fprintf(w, "  %s %s %s %s", mark, shortCommit(c.Commit), c.Date.Format("2006-01-02"), c.Subject)
-			if len(c.Keywords) > 0 {
-				fmt.Fprintf(w, "  [%s]", strings.Join(c.Keywords, ", "))
-			}
-			if c.Backported != "" {
-				fmt.Fprintf(w, "  [included: backported in %s]", c.Backported)
-			}
-			fmt.Fprintln(w)
-		}
+		printReview(w, &u)
 	}
 	if r.Fix != nil {
 		fix := r.Fix.Commit
@@ -259,6 +238,39 @@ func md5Note(n int) string {
 		return " (lines in range; no DWARF 5 MD5s to compare)"
 	}
 	return fmt.Sprintf(" (%d by DWARF 5 MD5)", n)
+}
+
+// printReview prints one file's upstream review: what it found in one
+// sentence, the git command that lists the same commits, and the commits
+// (* marks those that changed the function).
+func printReview(w io.Writer, u *gitsrc.FileReview) {
+	lines := ""
+	if u.Extent != "" {
+		lines = fmt.Sprintf(", lines %d-%d from the %s", u.FunctionStart, u.FunctionEnd, u.Extent)
+	}
+	fmt.Fprintf(w, "\nUpstream %s: %s (%s%s), %d commits walked on %s\n", u.Component, u.Path, u.FunctionLabel(), lines,
+		u.Walked, u.Branch)
+	if u.Unverified {
+		fmt.Fprintf(w, "  (unverified: the checkout of %s does not match the binary; see Problems)\n", u.Revision)
+	}
+	fmt.Fprintf(w, "  %s\n", u.Summary(3))
+	if cmd := u.GitLogL(); cmd != "" {
+		fmt.Fprintf(w, "  (the commits marked * are those of: %s)\n", cmd)
+	}
+	for _, c := range u.Commits {
+		mark := " "
+		if c.TouchesFrame {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "  %s %s %s %s", mark, shortCommit(c.Commit), c.Date.Format("2006-01-02"), c.Subject)
+		if len(c.Keywords) > 0 {
+			fmt.Fprintf(w, "  [%s]", strings.Join(c.Keywords, ", "))
+		}
+		if c.Backported != "" {
+			fmt.Fprintf(w, "  [included: backported in %s]", c.Backported)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func shortCommit(h string) string {

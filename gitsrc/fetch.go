@@ -133,6 +133,7 @@ func (f *fetcher) fetch(ctx context.Context, depth int, specs ...string) error {
 	}
 	err := f.repo.git.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",
+		RemoteURL:  rewriteURL(f.repo.url),
 		RefSpecs:   rs,
 		Depth:      depth,
 		Tags:       git.NoTags,
@@ -147,31 +148,18 @@ func (f *fetcher) fetch(ctx context.Context, depth int, specs ...string) error {
 
 var errOffline = errors.New("not in the cache, and offline")
 
-// remoteRefs lists the remote's references, peeled tags included.
+// remoteRefs lists the remote's references, peeled tags included, and
+// the branch its HEAD points to.
 func (f *fetcher) remoteRefs(ctx context.Context) (map[string]plumbing.Hash, string, error) {
 	if f.offline || f.repo.local {
 		return nil, "", errOffline
 	}
-	rem, err := f.repo.git.Remote("origin")
+	rs, err := f.openSession(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("listing %s%s: %w", f.repo.url, viaMirror(f.repo.url), err)
 	}
-	refs, err := rem.ListContext(ctx, &git.ListOptions{PeelingOption: git.AppendPeeled})
-	if err != nil {
-		return nil, "", fmt.Errorf("listing %s: %w", f.repo.url, err)
-	}
-	m := make(map[string]plumbing.Hash, len(refs))
-	head := ""
-	for _, r := range refs {
-		switch r.Type() {
-		case plumbing.HashReference:
-			m[r.Name().String()] = r.Hash()
-		case plumbing.SymbolicReference:
-			if r.Name() == plumbing.HEAD {
-				head = r.Target().String()
-			}
-		}
-	}
+	defer rs.close()
+	m, head := rs.refs()
 	return m, head, nil
 }
 

@@ -116,16 +116,34 @@ type FileReview struct {
 	Function      string `json:"function,omitempty"`
 	FunctionStart int    `json:"functionStart,omitempty"`
 	FunctionEnd   int    `json:"functionEnd,omitempty"`
+	// Extent says where FunctionStart/FunctionEnd come from: "binary"
+	// (DW_AT_decl_line to the last line the function's code covers),
+	// "source" (the definition parsed), or "" when the function's extent is
+	// unknown: then no commit is said to touch it, or not to.
+	Extent string `json:"extent"`
+	// HeadPath and HeadLines are the file and the function's lines at Head
+	// (1-based, inclusive): TouchesFrame is what
+	// `git log -L START,END:HEADPATH BASE..HEAD` lists for them.
+	HeadPath  string   `json:"headPath,omitempty"`
+	HeadLines [][2]int `json:"headLines,omitempty"`
+	// FunctionGone is set when the function's lines are no longer at
+	// Head (removed, or moved out of the file): then TouchesFrame marks
+	// the commits that changed them on the way there.
+	FunctionGone bool `json:"functionGone,omitempty"`
 	// Line is the frame's line in this file.
 	Line int `json:"line,omitempty"`
-	// Commits are ranked: commits that touch the frame's function first,
-	// then by how much the message reads like a fix, newest first.
+	// Commits are what `git log BASE..HEAD -- FILE` lists (git's default
+	// history simplification), ranked: commits that touch the frame's
+	// function first, then by how much the message reads like a fix,
+	// newest first.
 	Commits []ReviewCommit `json:"commits"`
 	// Walked is how many upstream commits were examined; Bounded is set when
 	// the walk stopped at Options.Review's bounds before reaching the
-	// crashing revision.
+	// crashing revision. Inexact is set when a diff was bounded or a parent
+	// commit was missing from the cache, so git might list otherwise.
 	Walked  int  `json:"walked"`
 	Bounded bool `json:"bounded,omitempty"`
+	Inexact bool `json:"inexact,omitempty"`
 	// Unverified is set when the component's checkout did not match the
 	// binary (Component.Verification): the review starts from a revision
 	// that may not be what crashed.
@@ -210,6 +228,11 @@ type Options struct {
 	NoRegistry bool
 	// Progress, when set, is told how fetching and reviewing go.
 	Progress func(Progress)
+	// CheckedOut, when set, is given the result as soon as the checkouts
+	// are written and the frames mapped, before the upstream review (which
+	// may fetch for a while): an editor shows the crash in the checkouts
+	// at once, and the review's lenses later.
+	CheckedOut func(*Result)
 }
 
 // ReviewOptions bound the upstream review.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/faultline-dev/faultline/analysis"
 )
@@ -52,11 +53,31 @@ func Resolve(ctx context.Context, c *analysis.Crash, opt Options) (*Result, erro
 		res.Components = append(res.Components, comp.Component)
 	}
 	res.Frames = dropFailedFrames(res.Frames, comps)
+	if opt.CheckedOut != nil {
+		early := *res
+		early.Problems = append([]Problem(nil), res.Problems...)
+		for i := range early.Problems {
+			early.Problems[i].Message = cleanMessage(early.Problems[i].Message)
+		}
+		opt.CheckedOut(&early)
+	}
 	if err := reviewAndFix(ctx, ca, c, comps, &opt, res); err != nil {
 		return nil, err
 	}
 	markUnverified(res)
+	for i := range res.Problems {
+		res.Problems[i].Message = cleanMessage(res.Problems[i].Message)
+	}
 	return res, nil
+}
+
+// cleanMessage makes text from remotes and errors fit to show: control
+// characters (a remote's error packet ends in NUL) are dropped, runs of
+// white space become one space.
+func cleanMessage(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}), " ")
 }
 
 // frameFilesByModule lists the files that frames of each module name, for

@@ -57,33 +57,23 @@ func TestBoundReviewDiffBomb(t *testing.T) {
 	}
 }
 
-// TestBoundedLineDiff: the bounded diff keeps what the review reads from
-// it — line positions — equal to the full diff's on small inputs, and
-// treats an oversized middle as one replacement.
+// TestBoundedLineDiff: the diff gives git's hunks on small inputs and
+// treats an oversized middle as one replacement, quickly.
 func TestBoundedLineDiff(t *testing.T) {
-	old := "a\nb\nc\nd\ne\n"
-	nw := "a\nb\nX\nd\ne\nf\n"
-	d := boundedLineDiff(context.Background(), old, nw)
-	if touches, _ := overlapHunks(d, 3, 3); !touches {
-		t.Errorf("change of line 3 not seen: %+v", d)
+	h, exact := lineDiff(context.Background(), "a\nb\nc\nd\ne\n", "a\nb\nX\nd\ne\nf\n")
+	if want := []hunk{{2, 1, 2, 1}, {5, 0, 5, 1}}; !exact || fmt.Sprint(h) != fmt.Sprint(want) {
+		t.Errorf("hunks %v (exact %v), want %v", h, exact, want)
 	}
-	if touches, _ := overlapHunks(d, 1, 2); touches {
-		t.Errorf("lines 1-2 reported changed: %+v", d)
-	}
-	if lo, hi := translateRange(d, 4, 5); lo != 4 || hi != 5 {
-		t.Errorf("lines 4-5 moved to %d-%d", lo, hi)
-	}
+	// The same lines in reverse order: every line matches somewhere, and
+	// the middle is over maxDiffLines.
 	var big1, big2 strings.Builder
 	for i := range maxDiffLines {
 		fmt.Fprintf(&big1, "x%d\n", i)
-		fmt.Fprintf(&big2, "y%d\n", i)
+		fmt.Fprintf(&big2, "x%d\n", maxDiffLines-1-i)
 	}
 	start := time.Now()
-	d = boundedLineDiff(context.Background(), "head\n"+big1.String()+"tail\n", "head\n"+big2.String()+"tail\n")
-	if len(d) != 4 || time.Since(start) > 10*time.Second {
-		t.Errorf("oversized middle: %d chunks in %v, want equal/delete/insert/equal", len(d), time.Since(start))
-	}
-	if lo, hi := translateRange(d, maxDiffLines+2, maxDiffLines+2); lo != maxDiffLines+2 || hi != lo {
-		t.Errorf("the last line moved to %d-%d", lo, hi)
+	h, exact = lineDiff(context.Background(), "head\n"+big1.String()+"tail\n", "head\n"+big2.String()+"tail\n")
+	if want := []hunk{{1, maxDiffLines, 1, maxDiffLines}}; exact || fmt.Sprint(h) != fmt.Sprint(want) || time.Since(start) > 10*time.Second {
+		t.Errorf("oversized middle: %v (exact %v) in %v, want %v", h, exact, time.Since(start), want)
 	}
 }

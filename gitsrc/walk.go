@@ -46,10 +46,26 @@ type walkResult struct {
 	bounded bool
 }
 
-// commitsAfter walks from head towards base. maxCommits bounds the commits
-// examined; commits committed more than window before base are not
-// followed further. A cancelled ctx ends the walk as a bound.
-func commitsAfter(ctx context.Context, repo *repository, head, base *object.Commit, maxCommits int, window time.Duration) walkResult {
+// walkBounds bound an upstream walk: maxCommits the commits examined,
+// window how long before the crashing revision's date commits are
+// followed. complete says the cache holds all of head's commits that the
+// crashing revision does not contain (fetched with deepen-not), so a
+// parent missing from it is one the crashing revision contains, not the
+// end of what was fetched.
+type walkBounds struct {
+	maxCommits int
+	window     time.Duration
+	complete   bool
+	// fetchedAfter: the cache holds only what deepen-not fetched after the
+	// crashing revision, so no window is needed (an old side branch merged
+	// since is walked whole).
+	fetchedAfter bool
+}
+
+// commitsAfter walks from head towards base within bounds. A cancelled ctx
+// ends the walk as a bound.
+func commitsAfter(ctx context.Context, repo *repository, head, base *object.Commit, b walkBounds) walkResult {
+	maxCommits, window := b.maxCommits, b.window
 	var res walkResult
 	paint := map[plumbing.Hash]uint8{}
 	q := &commitQueue{}
@@ -86,7 +102,7 @@ func commitsAfter(ctx context.Context, repo *repository, head, base *object.Comm
 				break
 			}
 			res.commits = append(res.commits, c)
-			if c.Committer.When.Before(oldest) {
+			if !b.fetchedAfter && c.Committer.When.Before(oldest) {
 				res.bounded = true
 				continue
 			}
@@ -95,7 +111,7 @@ func commitsAfter(ctx context.Context, repo *repository, head, base *object.Comm
 			p, err := repo.commit(ph)
 			if err != nil {
 				// Shallow boundary: the fetched history ends here.
-				if flags == paintTip {
+				if flags == paintTip && !b.complete {
 					res.bounded = true
 				}
 				continue

@@ -136,6 +136,15 @@ func (s *Server) fetchSources(ctx context.Context, args FetchSourcesArgs, token 
 	s.mu.Lock()
 	crash := l.view.crash
 	s.mu.Unlock()
+	// The crash moves into the checkouts as soon as they are written; the
+	// upstream review's lenses and hovers follow when it is done.
+	opt.CheckedOut = func(early *gitsrc.Result) {
+		if v := s.showSources(l, crash, early, opt.CacheDir); v != nil {
+			s.publish(v)
+			s.refresh()
+			prog.report("reviewing upstream history", 0, 0)
+		}
+	}
 	res, err := gitsrc.Resolve(ctx, crash, opt)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -143,23 +152,10 @@ func (s *Server) fetchSources(ctx context.Context, args FetchSourcesArgs, token 
 		}
 		return nil, err
 	}
-	// Views are read without locks: apply to a copy and swap the view.
-	applied := copyFrames(crash)
-	gitsrc.Apply(applied, res)
-
-	s.mu.Lock()
-	if s.cur != l {
-		s.mu.Unlock()
+	v := s.showSources(l, crash, res, opt.CacheDir)
+	if v == nil {
 		return nil, errors.New("the dump was closed or replaced while its sources were fetched")
 	}
-	l.sources = &fetchedSources{result: res, cacheDir: opt.CacheDir}
-	thread := 0
-	if l.view.thread != nil {
-		thread = l.view.thread.ID
-	}
-	l.view = newView(applied, l, thread, s.res, l.view.values)
-	v := l.view
-	s.mu.Unlock()
 	s.publish(v)
 	s.refresh()
 
@@ -171,6 +167,26 @@ func (s *Server) fetchSources(ctx context.Context, args FetchSourcesArgs, token 
 	prog.end(msg)
 	s.log.Info("fetched sources", zap.String("summary", msg), zap.Int("problems", len(out.Problems)))
 	return out, nil
+}
+
+// showSources applies a gitsrc result to the loaded dump l (a copy of its
+// crash, then a new view: views are read without locks) and returns the
+// view, or nil when l is no longer the dump shown.
+func (s *Server) showSources(l *loaded, crash *analysis.Crash, res *gitsrc.Result, cacheDir string) *view {
+	applied := copyFrames(crash)
+	gitsrc.Apply(applied, res)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != l {
+		return nil
+	}
+	l.sources = &fetchedSources{result: res, cacheDir: cacheDir}
+	thread := 0
+	if l.view.thread != nil {
+		thread = l.view.thread.ID
+	}
+	l.view = newView(applied, l, thread, s.res, l.view.values)
+	return l.view
 }
 
 // copyFrames copies the parts of c that gitsrc.Apply writes (frames'

@@ -130,8 +130,8 @@ func TestFetchSources(t *testing.T) {
 			up = &lenses[i]
 		}
 	}
-	wantTitle := "1 upstream commit changed this function since v1.0 — " + fixSubject
-	if up == nil || up.Command.Title != wantTitle || up.Command.Command != server.CommandShowCommit {
+	wantTitle := "1 upstream commit since v1.0 changed parse_record(): " + fixHash[:8] + " " + fixSubject
+	if up == nil || !strings.HasPrefix(up.Command.Title, wantTitle) || up.Command.Command != server.CommandShowCommit {
 		t.Fatalf("upstream lens %+v; want %q", up, wantTitle)
 	}
 	start := gitLines(t, f.Work, "grep", "-n", "^int parse_record", "v1.0", "--", "src/crashy/crash.c")
@@ -182,7 +182,7 @@ func TestFetchSources(t *testing.T) {
 			t.Fatal(err)
 		}
 		md := hoverText(h)
-		for _, s := range []string{"**Upstream** · `parse_record` since `v1.0`", "1 commit changed the function, 2 the file",
+		for _, s := range []string{"**Upstream** · `parse_record` since `v1.0`", "1 upstream commit since v1.0 changed parse_record()", "changes the function", "changes the file only",
 			fixHash[:12] + "` " + fixSubject, body, "```diff\n", "+\tif (r == NULL)"} {
 			if !strings.Contains(md, s) {
 				t.Errorf("hover on line %d lacks %q:\n%s", ln, s, md)

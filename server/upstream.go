@@ -68,32 +68,17 @@ func (v *view) upstreamAt(k lineKey) []upstreamFunc {
 }
 
 // touching counts the commits that changed the function itself.
-func (f upstreamFunc) touching() int {
-	n := 0
-	for _, c := range f.review.Commits {
-		if c.TouchesFrame {
-			n++
-		}
-	}
-	return n
-}
+func (f upstreamFunc) touching() int { return f.review.Touching() }
 
 // revision names the crashing revision for titles: the tag or branch, or
 // a short hash.
-func (f upstreamFunc) revision() string {
-	rev := f.review.Revision
-	if rev == "" || rev == f.review.Commit {
-		rev = f.review.Commit
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-	}
-	return rev
-}
+func (f upstreamFunc) revision() string { return f.review.RevisionLabel() }
 
 // upstreamLenses are the lenses on the first line of each reviewed
-// function of path. Commits are ranked, those touching the function first,
-// so the lens opens the most likely fix.
+// function of path, saying what the review found as the report says it
+// ("2 upstream commits since v1.2.12 changed inflate(): eff308af Fix …").
+// Commits are ranked, those touching the function first, so the lens
+// opens the most likely fix.
 func (v *view) upstreamLenses(path string) []protocol.CodeLens {
 	var out []protocol.CodeLens
 	for _, f := range v.upstream[path] {
@@ -101,28 +86,11 @@ func (v *view) upstreamLenses(path string) []protocol.CodeLens {
 			continue
 		}
 		top := f.review.Commits[0]
-		n := f.touching()
-		var title string
-		if n > 0 {
-			title = fmt.Sprintf("%d upstream %s changed this function since %s — %s",
-				n, plural(n, "commit", "commits"), f.revision(), top.Subject)
-		} else {
-			m := len(f.review.Commits)
-			title = fmt.Sprintf("no upstream commit changed this function since %s (%d changed the file) — %s",
-				f.revision(), m, top.Subject)
-		}
 		line := uint32(f.start - 1)
 		r := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}}
-		out = append(out, lens(r, title, CommandShowCommit, ShowCommitArgs{Repo: f.repo, Commit: top.Commit}))
+		out = append(out, lens(r, f.review.Summary(1), CommandShowCommit, ShowCommitArgs{Repo: f.repo, Commit: top.Commit}))
 	}
 	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // markdown is the hover section of a reviewed function: each commit's
@@ -142,11 +110,9 @@ func (f upstreamFunc) markdown() string {
 		fmt.Fprintf(&b, " on `%s`", r.Branch)
 	}
 	fmt.Fprintf(&b, " (%s)\n\n", r.Component)
-	n := f.touching()
-	fmt.Fprintf(&b, "%d %s changed the function, %d the file (%d upstream commits examined",
-		n, plural(n, "commit", "commits"), len(r.Commits), r.Walked)
-	if r.Bounded {
-		b.WriteString(", stopped at the review's bounds")
+	fmt.Fprintf(&b, "%s (%d upstream commits examined", strings.TrimSuffix(r.Summary(maxHoverCommits), "."), r.Walked)
+	if cmd := r.GitLogL(); cmd != "" {
+		fmt.Fprintf(&b, "; the function's commits are those of `%s`", cmd)
 	}
 	b.WriteString(").\n\n")
 	for i, c := range r.Commits {
@@ -159,9 +125,12 @@ func (f upstreamFunc) markdown() string {
 		if c.Author != "" {
 			meta = append(meta, c.Author)
 		}
-		if c.TouchesFrame {
+		switch {
+		case c.TouchesFrame:
 			meta = append(meta, "changes the function")
-		} else {
+		case r.Extent == "":
+			meta = append(meta, "changes the file")
+		default:
 			meta = append(meta, "changes the file only")
 		}
 		if len(c.Keywords) > 0 {
