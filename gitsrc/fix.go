@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/review"
 )
 
 // checkFix answers whether Options.Fix is already in the crashing revision
@@ -67,19 +68,19 @@ func checkFixIn(ctx context.Context, ca *cache, comp *component, fix string, fc 
 	if !found {
 		return false, fmt.Errorf("commit %s is not in the cache of %s", fix, comp.Repo)
 	}
-	fc.Commit, fc.Subject = fixCommit.Hash.String(), subject(fixCommit.Message)
+	fc.Commit, fc.Subject = fixCommit.Hash.String(), review.Subject(fixCommit.Message)
 	base, err := comp.repo.git.CommitObject(plumbing.NewHash(comp.Commit))
 	if err != nil {
 		return true, err
 	}
 	max := opt.Review.maxCommits()
-	inc, known := isAncestor(ctx, comp.repo, fixCommit, base, max)
+	inc, known := review.IsAncestor(ctx, comp.repo, fixCommit, base, max)
 	if !known && !opt.Offline && !comp.repo.local {
 		// The crashing revision was fetched shallow: deepen it and ask again.
 		if err := f.fetch(ctx, max, baseSpec(comp)); err != nil {
 			f.deepen(ctx, comp.Commit)
 		}
-		inc, known = isAncestor(ctx, comp.repo, fixCommit, base, max)
+		inc, known = review.IsAncestor(ctx, comp.repo, fixCommit, base, max)
 	}
 	fc.Included, fc.Known = inc, known
 	switch {

@@ -93,9 +93,9 @@ func (r *repository) close() {
 	}
 }
 
-// commit returns a decoded commit, remembering it: the walk and the
-// per-file review read the same commits.
-func (r *repository) commit(h plumbing.Hash) (*object.Commit, error) {
+// Commit returns a decoded commit, remembering it: the walk and the
+// per-file review read the same commits (review.Repo).
+func (r *repository) Commit(h plumbing.Hash) (*object.Commit, error) {
 	if c, ok := r.commits[h]; ok {
 		return c, nil
 	}
@@ -109,3 +109,10 @@ func (r *repository) commit(h plumbing.Hash) (*object.Commit, error) {
 	r.commits[h] = c
 	return c, nil
 }
+
+// Tree returns a decoded tree (review.Repo).
+func (r *repository) Tree(h plumbing.Hash) (*object.Tree, error) { return r.git.TreeObject(h) }
+
+// Blob returns a file version's content, at most maxReviewBlob bytes
+// (review.Repo).
+func (r *repository) Blob(h plumbing.Hash) (string, error) { return readBlob(r, h) }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/review"
 )
 
 // maxReviewBlob caps a file version read for diffing.
@@ -20,7 +20,7 @@ const maxReviewBlob = 8 << 20
 type reviewTarget struct {
 	comp  *component
 	frame FrameSource
-	fn    funcSpec
+	fn    review.FuncSpec
 }
 
 // reviewTargets picks the culprit frame (the first frame of the crashing
@@ -71,8 +71,8 @@ func reviewCrash(ctx context.Context, ca *cache, c *analysis.Crash, comps []*com
 	var problems []Problem
 	type upstream struct {
 		state *upstreamState
-		hist  *history
-		walk  walkResult
+		hist  *review.History
+		walk  review.WalkResult
 		err   error
 	}
 	ups := map[*component]*upstream{}
@@ -99,14 +99,14 @@ func reviewCrash(ctx context.Context, ca *cache, c *analysis.Crash, comps []*com
 		if up.err != nil {
 			continue
 		}
-		fr, err := reviewFile(ctx, up.hist, t.frame.Path, t.fn)
+		fr, err := up.hist.ReviewFile(ctx, t.frame.Path, t.fn)
 		if err != nil {
 			problems = append(problems, Problem{Message: "reviewing " + t.frame.Path + ": " + err.Error()})
 			continue
 		}
 		fr.File, fr.Source, fr.Component = t.frame.File, t.frame.Source, t.comp.Name
-		fr.Revision, fr.Commit, fr.Branch, fr.Head = t.comp.Revision, t.comp.Commit, up.state.branch, up.hist.head.Hash.String()
-		fr.Walked, fr.Bounded = up.walk.walked, up.walk.bounded
+		fr.Revision, fr.Commit, fr.Branch, fr.Head = t.comp.Revision, t.comp.Commit, up.state.branch, up.hist.Head().Hash.String()
+		fr.Walked, fr.Bounded = up.walk.Walked, up.walk.Bounded
 		out = append(out, *fr)
 	}
 	return out, problems
@@ -114,15 +114,15 @@ func reviewCrash(ctx context.Context, ca *cache, c *analysis.Crash, comps []*com
 
 // walkUpstream lists the commits of head that the crashing revision does
 // not contain.
-func walkUpstream(ctx context.Context, r *repository, up *upstreamState, baseHash string, opt *Options) (*history, walkResult, error) {
+func walkUpstream(ctx context.Context, r *repository, up *upstreamState, baseHash string, opt *Options) (*review.History, review.WalkResult, error) {
 	base, err := r.git.CommitObject(plumbing.NewHash(baseHash))
 	if err != nil {
-		return nil, walkResult{}, err
+		return nil, review.WalkResult{}, err
 	}
 	opt.progress("reviewing "+r.url, 0, 0)
-	w := commitsAfter(ctx, r, up.head, base, walkBounds{maxCommits: opt.Review.maxCommits(), window: opt.Review.window(),
-		complete: up.complete, fetchedAfter: up.fetchedAfter})
-	return newHistory(r, newTreeLookup(r), up.head, base, w.commits), w, nil
+	w := review.CommitsAfter(ctx, r, up.head, base, review.WalkBounds{MaxCommits: opt.Review.maxCommits(),
+		Window: opt.Review.window(), Complete: up.complete, FetchedAfter: up.fetchedAfter})
+	return review.NewHistory(r, up.head, base, w.Commits), w, nil
 }
 
 func readBlob(r *repository, h plumbing.Hash) (string, error) {
@@ -140,41 +140,6 @@ func readBlob(r *repository, h plumbing.Hash) (string, error) {
 	defer rd.Close()
 	data, err := io.ReadAll(io.LimitReader(rd, maxReviewBlob))
 	return string(data), err
-}
-
-var fixKeywords = []struct {
-	re     *regexp.Regexp
-	word   string
-	weight int
-}{
-	{regexp.MustCompile(`(?i)\bdata[- ]?races?\b|\brac(e|y|es|ing)\b|\bthread[- ]safe`), "race", 5},
-	{regexp.MustCompile(`(?i)use[- ]after[- ]free|\buaf\b|dangling`), "use-after-free", 5},
-	{regexp.MustCompile(`(?i)\bdouble[- ]free\b`), "double-free", 5},
-	{regexp.MustCompile(`(?i)\bseg(fault|mentation fault|v)\b|\bsigsegv\b`), "segfault", 4},
-	{regexp.MustCompile(`(?i)\bcrash(es|ed|ing)?([^.\w/]|\.(\s|$)|$)`), "crash", 4}, // not "crash.c"
-	{regexp.MustCompile(`(?i)\bnull(ptr)?\b|\bnil\b`), "null", 3},
-	{regexp.MustCompile(`(?i)\bdeadlock|\bhang(s|ing)?\b`), "deadlock", 3},
-	{regexp.MustCompile(`(?i)\boverflow`), "overflow", 2},
-	{regexp.MustCompile(`(?i)\bfix(es|ed|ing)?\b`), "fix", 2},
-	{regexp.MustCompile(`(?i)^revert\b|\brevert(s|ed)?\b`), "revert", 2},
-}
-
-// fixScore scores how much a commit message reads like a crash fix.
-func fixScore(msg string) (int, []string) {
-	score := 0
-	var words []string
-	for _, k := range fixKeywords {
-		if k.re.MatchString(msg) {
-			score += k.weight
-			words = append(words, k.word)
-		}
-	}
-	return score, words
-}
-
-func subject(msg string) string {
-	s, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
-	return strings.TrimSpace(s)
 }
 
 // ReviewRequest asks for one file's upstream review in a local repository.
@@ -223,14 +188,15 @@ func ReviewRepository(ctx context.Context, dir string, req ReviewRequest) (*File
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w := commitsAfter(ctx, r, head, base, walkBounds{maxCommits: req.Review.maxCommits(), window: req.Review.window(), complete: true})
-	hist := newHistory(r, newTreeLookup(r), head, base, w.commits)
-	fr, err := reviewFile(ctx, hist, req.Path, funcSpec{name: req.Function, line: req.Line,
-		declFile: req.Path, declLine: req.DeclLine, lastLine: req.LastLine})
+	w := review.CommitsAfter(ctx, r, head, base, review.WalkBounds{MaxCommits: req.Review.maxCommits(),
+		Window: req.Review.window(), Complete: true})
+	hist := review.NewHistory(r, head, base, w.Commits)
+	fr, err := hist.ReviewFile(ctx, req.Path, review.FuncSpec{Name: req.Function, Line: req.Line,
+		DeclFile: req.Path, DeclLine: req.DeclLine, LastLine: req.LastLine})
 	if err != nil {
 		return nil, err
 	}
 	fr.Revision, fr.Commit, fr.Branch, fr.Head = req.Base, base.Hash.String(), req.Head, head.Hash.String()
-	fr.Walked, fr.Bounded = w.walked, w.bounded
+	fr.Walked, fr.Bounded = w.Walked, w.Bounded
 	return fr, nil
 }

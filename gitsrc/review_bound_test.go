@@ -1,7 +1,6 @@
 package gitsrc
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,26 +53,5 @@ func TestBoundReviewDiffBomb(t *testing.T) {
 	}
 	if r.CPUTime > 15*time.Second || r.Wall > 90*time.Second || r.MaxRSSKiB > 600<<10 {
 		t.Errorf("bound: cpu <= 15 s, wall <= 45 s, maxrss <= 600 MiB; got %v", r)
-	}
-}
-
-// TestBoundedLineDiff: the diff gives git's hunks on small inputs and
-// treats an oversized middle as one replacement, quickly.
-func TestBoundedLineDiff(t *testing.T) {
-	h, exact := lineDiff(context.Background(), "a\nb\nc\nd\ne\n", "a\nb\nX\nd\ne\nf\n")
-	if want := []hunk{{2, 1, 2, 1}, {5, 0, 5, 1}}; !exact || fmt.Sprint(h) != fmt.Sprint(want) {
-		t.Errorf("hunks %v (exact %v), want %v", h, exact, want)
-	}
-	// The same lines in reverse order: every line matches somewhere, and
-	// the middle is over maxDiffLines.
-	var big1, big2 strings.Builder
-	for i := range maxDiffLines {
-		fmt.Fprintf(&big1, "x%d\n", i)
-		fmt.Fprintf(&big2, "x%d\n", maxDiffLines-1-i)
-	}
-	start := time.Now()
-	h, exact = lineDiff(context.Background(), "head\n"+big1.String()+"tail\n", "head\n"+big2.String()+"tail\n")
-	if want := []hunk{{1, maxDiffLines, 1, maxDiffLines}}; exact || fmt.Sprint(h) != fmt.Sprint(want) || time.Since(start) > 10*time.Second {
-		t.Errorf("oversized middle: %v (exact %v) in %v, want %v", h, exact, time.Since(start), want)
 	}
 }

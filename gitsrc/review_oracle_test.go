@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/gitsrc/gitdiff"
+	"github.com/faultline-dev/faultline/gitsrc/review"
 )
 
 // TestReviewMatchesGitLog holds the review to git itself on a history
@@ -27,7 +30,7 @@ func TestReviewMatchesGitLog(t *testing.T) {
 	base := strings.TrimSpace(h.git("rev-parse", "v1^{commit}"))
 	wantFile := strings.Fields(h.git("log", "--format=%H", "v1..main", "--", "engine.c"))
 	src := h.git("show", "v1:engine.c")
-	funcs := definitions(splitLines(src))
+	funcs := definitions(gitdiff.SplitLines(src))
 	if len(funcs) < 8 || len(wantFile) < 20 {
 		t.Fatalf("generated history too small: %d functions, %d commits on the file", len(funcs), len(wantFile))
 	}
@@ -38,7 +41,7 @@ func TestReviewMatchesGitLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fr.Commit != base || fr.Extent != ExtentBinary {
+		if fr.Commit != base || fr.Extent != review.ExtentBinary {
 			t.Fatalf("%s: reviewed from %s (%s extent)", f.name, fr.Commit, fr.Extent)
 		}
 		var all, fn []string

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/gitdiff"
 	"github.com/faultline-dev/faultline/gitsrc/linemd5"
 )
 
@@ -133,7 +134,7 @@ func (vf *verifier) frame(f analysis.Frame, fs FrameSource, mapped bool) {
 	if err != nil {
 		return
 	}
-	if n := len(splitLines(content)); f.Line > n {
+	if n := len(gitdiff.SplitLines(content)); f.Line > n {
 		vf.mismatch("%s:%d (%s) is past the end of %s at %s (%d lines)", fs.Path, f.Line, where, fs.Path, vf.comp.Revision, n)
 	}
 	if !first {

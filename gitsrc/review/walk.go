@@ -1,4 +1,4 @@
-package gitsrc
+package review
 
 import (
 	"container/heap"
@@ -11,9 +11,9 @@ import (
 
 // The upstream walk lists the commits reachable from the upstream head
 // but not from the crashing revision (git rev-list HEAD ^BASE), newest
-// first, painting both sides down the history by commit date the way git's
+// first, painting both sides down the History by commit date the way git's
 // merge-base code does, so that it stops as soon as only commits reachable
-// from the crashing revision remain, without walking all of history (as
+// from the crashing revision remain, without walking all of History (as
 // go-git's IsAncestor and path-filtered Log do).
 
 const (
@@ -36,37 +36,37 @@ func (q *commitQueue) Pop() any {
 	return c
 }
 
-// walkResult is the outcome of an upstream walk.
-type walkResult struct {
-	// commits after the base, newest first.
-	commits []*object.Commit
-	walked  int
-	// bounded is set when the walk stopped at a bound (count, date window,
-	// or the end of the fetched history) rather than at the base.
-	bounded bool
+// WalkResult is the outcome of an upstream walk.
+type WalkResult struct {
+	// Commits after the base, newest first.
+	Commits []*object.Commit
+	Walked  int
+	// Bounded is set when the walk stopped at a bound (count, date window,
+	// or the end of the fetched History) rather than at the base.
+	Bounded bool
 }
 
-// walkBounds bound an upstream walk: maxCommits the commits examined,
-// window how long before the crashing revision's date commits are
-// followed. complete says the cache holds all of head's commits that the
+// WalkBounds bound an upstream walk: MaxCommits the commits examined,
+// Window how long before the crashing revision's date commits are
+// followed. Complete says the cache holds all of head's commits that the
 // crashing revision does not contain (fetched with deepen-not), so a
 // parent missing from it is one the crashing revision contains, not the
 // end of what was fetched.
-type walkBounds struct {
-	maxCommits int
-	window     time.Duration
-	complete   bool
-	// fetchedAfter: the cache holds only what deepen-not fetched after the
+type WalkBounds struct {
+	MaxCommits int
+	Window     time.Duration
+	Complete   bool
+	// FetchedAfter: the cache holds only what deepen-not fetched after the
 	// crashing revision, so no window is needed (an old side branch merged
 	// since is walked whole).
-	fetchedAfter bool
+	FetchedAfter bool
 }
 
-// commitsAfter walks from head towards base within bounds. A cancelled ctx
+// CommitsAfter walks from head towards base within bounds. A cancelled ctx
 // ends the walk as a bound.
-func commitsAfter(ctx context.Context, repo *repository, head, base *object.Commit, b walkBounds) walkResult {
-	maxCommits, window := b.maxCommits, b.window
-	var res walkResult
+func CommitsAfter(ctx context.Context, repo Repo, head, base *object.Commit, b WalkBounds) WalkResult {
+	maxCommits, window := b.MaxCommits, b.Window
+	var res WalkResult
 	paint := map[plumbing.Hash]uint8{}
 	q := &commitQueue{}
 	push := func(c *object.Commit, flags uint8) {
@@ -90,29 +90,29 @@ func commitsAfter(ctx context.Context, repo *repository, head, base *object.Comm
 	}
 	for n := 0; q.Len() > 0 && interesting(); n++ {
 		if n%256 == 0 && ctx.Err() != nil {
-			res.bounded = true
+			res.Bounded = true
 			break
 		}
 		c := heap.Pop(q).(*object.Commit)
 		flags := paint[c.Hash]
 		if flags == paintTip {
-			res.walked++
-			if res.walked > maxCommits {
-				res.bounded = true
+			res.Walked++
+			if res.Walked > maxCommits {
+				res.Bounded = true
 				break
 			}
-			res.commits = append(res.commits, c)
-			if !b.fetchedAfter && c.Committer.When.Before(oldest) {
-				res.bounded = true
+			res.Commits = append(res.Commits, c)
+			if !b.FetchedAfter && c.Committer.When.Before(oldest) {
+				res.Bounded = true
 				continue
 			}
 		}
 		for _, ph := range c.ParentHashes {
-			p, err := repo.commit(ph)
+			p, err := repo.Commit(ph)
 			if err != nil {
-				// Shallow boundary: the fetched history ends here.
-				if flags == paintTip && !b.complete {
-					res.bounded = true
+				// Shallow boundary: the fetched History ends here.
+				if flags == paintTip && !b.Complete {
+					res.Bounded = true
 				}
 				continue
 			}
@@ -120,22 +120,22 @@ func commitsAfter(ctx context.Context, repo *repository, head, base *object.Comm
 		}
 	}
 	// A commit listed before the base's side reached it (clock skew) is not after the base.
-	out := res.commits[:0]
-	for _, c := range res.commits {
+	out := res.Commits[:0]
+	for _, c := range res.Commits {
 		if paint[c.Hash]&paintBase == 0 {
 			out = append(out, c)
 		}
 	}
-	res.commits = out
+	res.Commits = out
 	return res
 }
 
-// isAncestor reports whether anc is reachable from c (or is c), walking
-// c's history newest first and not past commits older than anc by more
+// IsAncestor reports whether anc is reachable from c (or is c), walking
+// c's History newest first and not past commits older than anc by more
 // than a day (commit dates are not monotonic, git allows for that slop
-// too). known is false when the fetched history ended before an answer
+// too). known is false when the fetched History ended before an answer
 // or ctx was cancelled.
-func isAncestor(ctx context.Context, repo *repository, anc, c *object.Commit, maxCommits int) (included, known bool) {
+func IsAncestor(ctx context.Context, repo Repo, anc, c *object.Commit, maxCommits int) (included, known bool) {
 	if anc.Hash == c.Hash {
 		return true, true
 	}
@@ -162,7 +162,7 @@ func isAncestor(ctx context.Context, repo *repository, anc, c *object.Commit, ma
 			if ph == anc.Hash {
 				return true, true
 			}
-			p, err := repo.commit(ph)
+			p, err := repo.Commit(ph)
 			if err != nil {
 				known = false
 				continue

@@ -1,4 +1,4 @@
-package gitsrc
+package review
 
 import (
 	"fmt"
@@ -39,7 +39,10 @@ func (fr *FileReview) FunctionLabel() string {
 func (fr *FileReview) RevisionLabel() string {
 	rev := fr.Revision
 	if rev == "" || rev == fr.Commit {
-		rev = shortHash(fr.Commit)
+		rev = fr.Commit
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
 	}
 	return rev
 }

@@ -1,4 +1,4 @@
-package gitsrc
+package review
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/faultline-dev/faultline/gitsrc/gitdiff"
+	"github.com/faultline-dev/faultline/gitsrc/srcfunc"
 )
 
 // treeLookup finds file entries in trees, remembering each subtree's
@@ -15,7 +18,7 @@ import (
 // file's entry over tens of thousands of commits costs little more than
 // decoding each root tree once.
 type treeLookup struct {
-	repo *repository
+	repo Repo
 	memo map[lookupKey]plumbing.Hash
 }
 
@@ -24,7 +27,7 @@ type lookupKey struct {
 	path string
 }
 
-func newTreeLookup(r *repository) *treeLookup {
+func newTreeLookup(r Repo) *treeLookup {
 	return &treeLookup{repo: r, memo: map[lookupKey]plumbing.Hash{}}
 }
 
@@ -35,7 +38,7 @@ func (l *treeLookup) entry(tree plumbing.Hash, p string) plumbing.Hash {
 		return h
 	}
 	var h plumbing.Hash
-	if t, err := l.repo.git.TreeObject(tree); err == nil {
+	if t, err := l.repo.Tree(tree); err == nil {
 		first, rest, sub := strings.Cut(p, "/")
 		for _, e := range t.Entries {
 			if e.Name != first {
@@ -64,29 +67,29 @@ const (
 	ExtentSource = "source"
 )
 
-// funcSpec is what the review knows of the crashing function: its name,
+// FuncSpec is what the review knows of the crashing function: its name,
 // the frame's line, and its extent from the binary when there is one.
-type funcSpec struct {
-	name string
-	line int
-	// declFile, declLine and lastLine are the binary's extent (0: none).
-	declFile           string
-	declLine, lastLine int
+type FuncSpec struct {
+	Name string
+	Line int
+	// DeclFile, DeclLine and LastLine are the binary's extent (0: none).
+	DeclFile           string
+	DeclLine, LastLine int
 }
 
 // extentAt decides the function's lines [start, end] in src, the file at
 // the crashing revision (path p): the binary's extent when it names this
 // file and holds the frame's line, else the definition parsed from the
 // source, else none (origin "").
-func (fs funcSpec) extentAt(src []string, p string) (start, end int, origin string) {
-	if fs.declLine > 0 && fs.declLine <= fs.line && fs.line <= fs.lastLine && fs.lastLine <= len(src) &&
-		sameFile(fs.declFile, p) {
-		return fs.declLine, fs.lastLine, ExtentBinary
+func (fs FuncSpec) extentAt(src []string, p string) (start, end int, origin string) {
+	if fs.DeclLine > 0 && fs.DeclLine <= fs.Line && fs.Line <= fs.LastLine && fs.LastLine <= len(src) &&
+		sameFile(fs.DeclFile, p) {
+		return fs.DeclLine, fs.LastLine, ExtentBinary
 	}
-	if lo, hi, ok := functionRange(src, fs.line, fs.name); ok {
+	if lo, hi, ok := srcfunc.Range(src, fs.Line, fs.Name); ok {
 		return lo, hi, ExtentSource
 	}
-	return fs.line, fs.line, ""
+	return fs.Line, fs.Line, ""
 }
 
 // sameFile reports whether a DWARF file name (absolute, or relative to
@@ -98,30 +101,30 @@ func sameFile(dwarfName, p string) bool {
 	return dwarfName == p || strings.HasSuffix(dwarfName, "/"+p) || strings.HasSuffix(p, "/"+strings.TrimPrefix(dwarfName, "./"))
 }
 
-// reviewFile lists the upstream commits of hist that changed the file at
+// ReviewFile lists the upstream commits of hist that changed the file at
 // p (its path at the crashing revision), as `git log BASE..HEAD -- FILE`
 // does, and marks those that changed the function's lines, as `git log -L`
 // does for the function's extent carried to HEAD. A cancelled ctx ends it
 // with ctx's error.
-func reviewFile(ctx context.Context, hist *history, p string, fn funcSpec) (*FileReview, error) {
+func (hist *History) ReviewFile(ctx context.Context, p string, fn FuncSpec) (*FileReview, error) {
 	baseBlob := hist.lk.entry(hist.base.TreeHash, p)
 	if baseBlob.IsZero() {
 		return nil, fmt.Errorf("%s is not in %s", p, hist.base.Hash)
 	}
 	fv := &fileVersions{ctx: ctx, repo: hist.repo, texts: map[plumbing.Hash]string{}}
-	src := splitLines(fv.read(baseBlob))
+	src := gitdiff.SplitLines(fv.read(baseBlob))
 	if fv.err != nil {
 		return nil, fv.err
 	}
 	lo, hi, origin := fn.extentAt(src, p)
-	fr := &FileReview{Path: p, Function: fn.name, FunctionStart: lo, FunctionEnd: hi, Extent: origin, Line: fn.line,
+	fr := &FileReview{Path: p, Function: fn.Name, FunctionStart: lo, FunctionEnd: hi, Extent: origin, Line: fn.Line,
 		Commits: []ReviewCommit{}}
-	headPath, headRanges, forward := forwardRanges(hist, fv, p, rangeSet{{lo - 1, hi}})
+	headPath, headRanges, forward := forwardRanges(hist, fv, p, gitdiff.Ranges{{Lo: lo - 1, Hi: hi}})
 	if headPath == "" {
 		headPath = p
 	}
 	fr.HeadPath = headPath
-	ll := &lineLogResult{changed: map[plumbing.Hash][]hunk{}, paths: map[plumbing.Hash]string{}}
+	ll := &lineLogResult{changed: map[plumbing.Hash][]gitdiff.Hunk{}, paths: map[plumbing.Hash]string{}}
 	switch {
 	case origin == "":
 	case headRanges == nil:
@@ -139,7 +142,7 @@ func reviewFile(ctx context.Context, hist *history, p string, fn funcSpec) (*Fil
 			return nil, err
 		}
 		for _, r := range headRanges {
-			fr.HeadLines = append(fr.HeadLines, [2]int{r.lo + 1, r.hi})
+			fr.HeadLines = append(fr.HeadLines, [2]int{r.Lo + 1, r.Hi})
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -159,8 +162,8 @@ func reviewFile(ctx context.Context, hist *history, p string, fn funcSpec) (*Fil
 }
 
 // reviewCommit describes one commit of a file review.
-func reviewCommit(hist *history, fv *fileVersions, c *object.Commit, p string, ll *lineLogResult, touches bool, hunks []hunk) ReviewCommit {
-	rc := ReviewCommit{Commit: c.Hash.String(), Subject: subject(c.Message), Date: c.Committer.When.UTC(),
+func reviewCommit(hist *History, fv *fileVersions, c *object.Commit, p string, ll *lineLogResult, touches bool, hunks []gitdiff.Hunk) ReviewCommit {
+	rc := ReviewCommit{Commit: c.Hash.String(), Subject: Subject(c.Message), Date: c.Committer.When.UTC(),
 		Author: c.Author.Name, Message: c.Message, TouchesFrame: touches}
 	cp := p
 	if q, ok := ll.paths[c.Hash]; ok {
@@ -170,16 +173,16 @@ func reviewCommit(hist *history, fv *fileVersions, c *object.Commit, p string, l
 		}
 	}
 	if touches && len(hunks) > 0 && len(c.ParentHashes) > 0 {
-		if pc, err := hist.repo.commit(c.ParentHashes[0]); err == nil {
+		if pc, err := hist.repo.Commit(c.ParentHashes[0]); err == nil {
 			_, prev := parentPath(hist, c, pc, cp, hist.lk.entry(c.TreeHash, cp))
-			rc.Hunk = renderHunks(splitLines(fv.read(prev)), splitLines(fv.read(hist.lk.entry(c.TreeHash, cp))), hunks)
+			rc.Hunk = renderHunks(gitdiff.SplitLines(fv.read(prev)), gitdiff.SplitLines(fv.read(hist.lk.entry(c.TreeHash, cp))), hunks)
 		}
 	}
 	return rc
 }
 
 // topoByDate is the walk's commits newest first by commit date.
-func (h *history) topoByDate() []*object.Commit {
+func (h *History) topoByDate() []*object.Commit {
 	out := append([]*object.Commit(nil), h.topo...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Committer.When.After(out[j].Committer.When) })
 	return out
@@ -190,12 +193,12 @@ func (h *history) topoByDate() []*object.Commit {
 // ranges there, and the commits of that line whose changes touched the
 // ranges. The ranges are nil when BASE is not an ancestor of HEAD, empty
 // when the lines went away (the function was removed or moved out).
-func forwardRanges(hist *history, fv *fileVersions, p string, ranges rangeSet) (string, rangeSet, map[plumbing.Hash][]hunk) {
+func forwardRanges(hist *History, fv *fileVersions, p string, ranges gitdiff.Ranges) (string, gitdiff.Ranges, map[plumbing.Hash][]gitdiff.Hunk) {
 	chain := hist.chainFromBase()
 	if chain == nil {
 		return "", nil, nil
 	}
-	touched := map[plumbing.Hash][]hunk{}
+	touched := map[plumbing.Hash][]gitdiff.Hunk{}
 	for i := 1; i < len(chain) && len(ranges) > 0; i++ {
 		parent, child := chain[i-1], chain[i]
 		prev := hist.lk.entry(parent.TreeHash, p)
@@ -204,44 +207,29 @@ func forwardRanges(hist *history, fv *fileVersions, p string, ranges rangeSet) (
 			np, nh := renameTarget(parent, child, p, prev)
 			if np == "" {
 				touched[child.Hash] = nil
-				return p, rangeSet{}, touched
+				return p, gitdiff.Ranges{}, touched
 			}
 			p, now = np, nh
 		}
 		if prev != now {
 			hunks := fv.diff(prev, now)
-			if t := touchingOld(ranges, hunks); len(t) > 0 {
+			if t := ranges.ChangedBy(hunks); len(t) > 0 {
 				touched[child.Hash] = t
 			}
-			ranges = mapForward(ranges, hunks)
+			ranges = ranges.MapForward(hunks)
 		}
 	}
 	return p, ranges, touched
 }
 
-// touchingOld are the hunks that change lines of rs (old side), or insert
-// lines strictly inside one of its ranges.
-func touchingOld(rs rangeSet, hunks []hunk) []hunk {
-	var out []hunk
-	for _, h := range hunks {
-		for _, r := range rs {
-			if (h.na > 0 && overlaps(lineRange{h.a, h.a + h.na}, r)) || (h.na == 0 && r.lo < h.a && h.a < r.hi) {
-				out = append(out, h)
-				break
-			}
-		}
-	}
-	return out
-}
-
 // rangesByName finds the function at HEAD by its name (the source
 // fallback), for when BASE is not an ancestor of HEAD.
-func rangesByName(hist *history, fv *fileVersions, p string, fn funcSpec) rangeSet {
-	src := splitLines(fv.read(hist.lk.entry(hist.head.TreeHash, p)))
+func rangesByName(hist *History, fv *fileVersions, p string, fn FuncSpec) gitdiff.Ranges {
+	src := gitdiff.SplitLines(fv.read(hist.lk.entry(hist.head.TreeHash, p)))
 	for line := len(src); line >= 1; line-- {
-		if at, col := namedCall(src[line-1], shortFunctionName(fn.name)); col >= 0 && declaratorPrefix(src[line-1][:at]) {
-			if lo, hi, ok := functionRange(src, line, fn.name); ok && lo == line {
-				return rangeSet{{lo - 1, hi}}
+		if at, col := srcfunc.NamedCall(src[line-1], srcfunc.ShortName(fn.Name)); col >= 0 && srcfunc.DeclaratorPrefix(src[line-1][:at]) {
+			if lo, hi, ok := srcfunc.Range(src, line, fn.Name); ok && lo == line {
+				return gitdiff.Ranges{{Lo: lo - 1, Hi: hi}}
 			}
 		}
 	}
@@ -249,24 +237,24 @@ func rangesByName(hist *history, fv *fileVersions, p string, fn funcSpec) rangeS
 }
 
 // renderHunks renders hunks as unified diff text (no context), capped.
-func renderHunks(old, new []string, hunks []hunk) string {
+func renderHunks(old, new []string, hunks []gitdiff.Hunk) string {
 	var b strings.Builder
 	for _, h := range hunks {
 		if b.Len() > 4096 {
 			break
 		}
-		fmt.Fprintf(&b, "@@ -%s +%s @@\n", unifiedRange(h.a, h.na), unifiedRange(h.b, h.nb))
-		for i := h.a; i < h.a+h.na && i < len(old); i++ {
+		fmt.Fprintf(&b, "@@ -%s +%s @@\n", unifiedRange(h.A, h.NA), unifiedRange(h.B, h.NB))
+		for i := h.A; i < h.A+h.NA && i < len(old); i++ {
 			b.WriteString("-" + strings.TrimSuffix(old[i], "\n") + "\n")
 		}
-		for i := h.b; i < h.b+h.nb && i < len(new); i++ {
+		for i := h.B; i < h.B+h.NB && i < len(new); i++ {
 			b.WriteString("+" + strings.TrimSuffix(new[i], "\n") + "\n")
 		}
 	}
 	return b.String()
 }
 
-// unifiedRange is a hunk side as a unified diff header writes it.
+// unifiedRange is a gitdiff.Hunk side as a unified diff header writes it.
 func unifiedRange(start, n int) string {
 	if n == 0 {
 		return fmt.Sprintf("%d,0", start)
@@ -275,26 +263,4 @@ func unifiedRange(start, n int) string {
 		return fmt.Sprintf("%d", start+1)
 	}
 	return fmt.Sprintf("%d,%d", start+1, n)
-}
-
-// rankCommits scores each commit as a likely fix and sorts them: those
-// touching the function first, then by score, then newest first.
-func rankCommits(commits []ReviewCommit) {
-	for i := range commits {
-		rc := &commits[i]
-		rc.Score, rc.Keywords = fixScore(rc.Message)
-		if rc.TouchesFrame {
-			rc.Score += 10
-		}
-	}
-	sort.SliceStable(commits, func(i, j int) bool {
-		a, b := commits[i], commits[j]
-		if a.TouchesFrame != b.TouchesFrame {
-			return a.TouchesFrame
-		}
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		return a.Date.After(b.Date)
-	})
 }

@@ -1,4 +1,4 @@
-package gitsrc
+package review
 
 import (
 	"path"
@@ -7,11 +7,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// history is the upstream history a review reads: the commits of HEAD
+// History is the upstream History a review reads: the commits of HEAD
 // that the crashing revision BASE does not contain (git rev-list
 // HEAD ^BASE), with their order and the file lookups the review shares.
-type history struct {
-	repo       *repository
+type History struct {
+	repo       Repo
 	lk         *treeLookup
 	head, base *object.Commit
 	after      map[plumbing.Hash]*object.Commit
@@ -20,8 +20,9 @@ type history struct {
 	topo []*object.Commit
 }
 
-func newHistory(r *repository, lk *treeLookup, head, base *object.Commit, commits []*object.Commit) *history {
-	h := &history{repo: r, lk: lk, head: head, base: base, after: make(map[plumbing.Hash]*object.Commit, len(commits))}
+// NewHistory is the history of head after base, from a walk's commits.
+func NewHistory(r Repo, head, base *object.Commit, commits []*object.Commit) *History {
+	h := &History{repo: r, lk: newTreeLookup(r), head: head, base: base, after: make(map[plumbing.Hash]*object.Commit, len(commits))}
 	for _, c := range commits {
 		h.after[c.Hash] = c
 	}
@@ -29,17 +30,20 @@ func newHistory(r *repository, lk *treeLookup, head, base *object.Commit, commit
 	return h
 }
 
-func (h *history) inAfter(x plumbing.Hash) bool { return h.after[x] != nil }
+// Head is the upstream head the history ends at.
+func (h *History) Head() *object.Commit { return h.head }
+
+func (h *History) inAfter(x plumbing.Hash) bool { return h.after[x] != nil }
 
 // relevant is git's relevant_commit for a walk BASE..HEAD: a commit of
 // the walk, or BASE itself (the walk's bottom); other commits that BASE
 // contains are not.
-func (h *history) relevant(x plumbing.Hash) bool { return h.after[x] != nil || x == h.base.Hash }
+func (h *History) relevant(x plumbing.Hash) bool { return h.after[x] != nil || x == h.base.Hash }
 
 // topoOrder orders commits (newest first by date) so that every commit
 // comes after all its children among them (Kahn's algorithm; commits of
 // equal standing keep the date order).
-func (h *history) topoOrder(commits []*object.Commit) []*object.Commit {
+func (h *History) topoOrder(commits []*object.Commit) []*object.Commit {
 	children := make(map[plumbing.Hash]int, len(commits))
 	for _, c := range commits {
 		for _, p := range c.ParentHashes {
@@ -87,7 +91,7 @@ func (h *history) topoOrder(commits []*object.Commit) []*object.Commit {
 // chainFromBase is a line of descent BASE → … → HEAD through the walk's
 // commits (first parents preferred), or nil when BASE is not an ancestor
 // of HEAD (a release branch's tag).
-func (h *history) chainFromBase() []*object.Commit {
+func (h *History) chainFromBase() []*object.Commit {
 	child := map[plumbing.Hash]*object.Commit{}
 	queue := []*object.Commit{h.head}
 	seen := map[plumbing.Hash]bool{h.head.Hash: true}
@@ -119,14 +123,14 @@ func (h *history) chainFromBase() []*object.Commit {
 }
 
 // fileChanges lists the commits `git log BASE..HEAD -- PATH` shows, with
-// git's default history simplification: a merge whose file equals one of
+// git's default History simplification: a merge whose file equals one of
 // its parents' (that parent being part of the walk or BASE) is followed
 // through that parent alone, so changes on side branches that the merge
 // did not keep are not listed; a commit is listed when its file differs
 // from its parents'. paths gives the file's path at commits where it was
 // renamed (the line walk's); elsewhere path is used. unknown is set when a
 // parent needed was not in the cache (that commit is listed).
-func (h *history) fileChanges(p string, paths map[plumbing.Hash]string) (shown map[plumbing.Hash]bool, unknown bool) {
+func (h *History) fileChanges(p string, paths map[plumbing.Hash]string) (shown map[plumbing.Hash]bool, unknown bool) {
 	shown = map[plumbing.Hash]bool{}
 	seen := map[plumbing.Hash]bool{}
 	stack := []*object.Commit{h.head}
@@ -158,7 +162,7 @@ func (h *history) fileChanges(p string, paths map[plumbing.Hash]string) (shown m
 // simplifyCommit is git's try_to_simplify_commit for one commit and one
 // file: the parents the walk goes on to, and whether the commit is shown
 // (not TREESAME).
-func (h *history) simplifyCommit(c *object.Commit, p string) (kept []plumbing.Hash, changed, missing bool) {
+func (h *History) simplifyCommit(c *object.Commit, p string) (kept []plumbing.Hash, changed, missing bool) {
 	now := h.lk.entry(c.TreeHash, p)
 	if len(c.ParentHashes) == 0 {
 		return nil, !now.IsZero(), false
@@ -170,7 +174,7 @@ func (h *history) simplifyCommit(c *object.Commit, p string) (kept []plumbing.Ha
 		if rel {
 			relevantParents++
 		}
-		pc, err := h.repo.commit(ph)
+		pc, err := h.repo.Commit(ph)
 		if err != nil {
 			missing = true
 			if rel {

@@ -1,4 +1,8 @@
-package gitsrc
+// Package srcfunc finds a function's definition in C-family source text,
+// for when a binary does not say where a function starts and ends: K&R
+// definitions, C++ qualified names, templates, constructors with member
+// initializers, qualifiers, operators and macros around the declarator.
+package srcfunc
 
 import (
 	"strings"
@@ -21,20 +25,20 @@ const (
 	maxBodyLines       = 20000 // lines a body may span
 )
 
-// functionRange finds the lines [start, end] (1-based) of the definition
+// Range finds the lines [start, end] (1-based) of the definition
 // of function containing line in src (lines with their newlines).
-func functionRange(src []string, line int, function string) (int, int, bool) {
+func Range(src []string, line int, function string) (int, int, bool) {
 	if line < 1 || line > len(src) {
 		return 0, 0, false
 	}
-	name := shortFunctionName(function)
+	name := ShortName(function)
 	if name == "" {
 		return 0, 0, false
 	}
 	tries := 0
 	for start := line; start >= 1 && start > line-maxDefinitionScan && tries < maxDefinitionTries; start-- {
-		at, col := namedCall(src[start-1], name)
-		if col < 0 || !declaratorPrefix(src[start-1][:at]) {
+		at, col := NamedCall(src[start-1], name)
+		if col < 0 || !DeclaratorPrefix(src[start-1][:at]) {
 			continue
 		}
 		tries++
@@ -268,9 +272,9 @@ func (s *srcScanner) group(open, close byte) (string, bool) {
 	}
 }
 
-// shortFunctionName is the last component of a demangled or source-level
+// ShortName is the last component of a demangled or source-level
 // function name, without parameters or template arguments.
-func shortFunctionName(f string) string {
+func ShortName(f string) string {
 	if i := strings.Index(f, "operator"); i >= 0 && (i == 0 || !isIdent(f[i-1])) {
 		if j := i + len("operator"); j < len(f) && !isIdent(f[j]) {
 			return "operator"
@@ -298,10 +302,10 @@ func shortFunctionName(f string) string {
 	return strings.TrimSpace(f)
 }
 
-// namedCall returns the columns of name, as a whole identifier, and of
+// NamedCall returns the columns of name, as a whole identifier, and of
 // the "(" that follows it in line l; -1, -1 if none. For "operator" the
 // "(" is the one after the operator's symbol.
-func namedCall(l, name string) (int, int) {
+func NamedCall(l, name string) (int, int) {
 	for off := 0; off < len(l); {
 		i := strings.Index(l[off:], name)
 		if i < 0 {
@@ -334,10 +338,10 @@ func namedCall(l, name string) (int, int) {
 	return -1, -1
 }
 
-// declaratorPrefix reports whether what precedes a function's name on its
+// DeclaratorPrefix reports whether what precedes a function's name on its
 // line can begin a definition: a return type, qualifiers, macros, a class
 // scope — not an assignment, a condition or a statement keyword.
-func declaratorPrefix(p string) bool {
+func DeclaratorPrefix(p string) bool {
 	for i := 0; i < len(p); i++ {
 		if c := p[i]; !isIdent(c) && !strings.ContainsRune(" \t*&:<>,~", rune(c)) {
 			return false

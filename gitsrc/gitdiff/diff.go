@@ -1,4 +1,8 @@
-package gitsrc
+// Package gitdiff diffs files by lines exactly as git does before it
+// shows a diff without context (xdiff's Myers algorithm with its
+// heuristics, common-tail trimming and the sliding of changed runs), and
+// carries line ranges across such diffs as `git log -L` does.
+package gitdiff
 
 import (
 	"context"
@@ -14,28 +18,28 @@ import (
 // space (E. Myers, "An O(ND) Difference Algorithm and Its Variations",
 // Algorithmica 1986, §4b), then every run of changed lines slid to the
 // position git shows it at (compact). Hunks are pairs of 0-based line
-// ranges, as git's hunk callback reports them with no context.
+// ranges, as git's Hunk callback reports them with no context.
 //
 // Bounds: a commit that rewrites a whole large file (a generated file, a
-// reformat) must not cost minutes. Past maxDiffLines changed lines, past
+// reformat) must not cost minutes. Past MaxLines changed lines, past
 // maxDiffCost edit steps, or after maxDiffTime the remaining middle is
 // taken as replaced whole: a coarser but correct edit script.
 const (
-	maxDiffLines = 20000
-	maxDiffCost  = 1 << 26
-	maxDiffTime  = time.Second
+	MaxLines    = 20000
+	maxDiffCost = 1 << 26
+	maxDiffTime = time.Second
 )
 
-// hunk is one change: old lines [a, a+na) replaced by new lines [b, b+nb),
+// Hunk is one change: old lines [a, a+na) replaced by new lines [b, b+nb),
 // 0-based. A pure insertion has na == 0 and a the old line it goes before.
-type hunk struct {
-	a, na, b, nb int
+type Hunk struct {
+	A, NA, B, NB int
 }
 
-// splitLines splits a file into lines as git's xdiff does: each line keeps
+// SplitLines splits a file into lines as git's xdiff does: each line keeps
 // its newline, so a last line without one differs from the same text with
 // one.
-func splitLines(s string) []string {
+func SplitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
@@ -46,11 +50,11 @@ func splitLines(s string) []string {
 	return l
 }
 
-// lineDiff diffs two files by lines. exact is false when a bound made
+// Diff diffs two files by lines. exact is false when a bound made
 // part of the script coarser than git's.
-func lineDiff(ctx context.Context, oldText, newText string) (hunks []hunk, exact bool) {
+func Diff(ctx context.Context, oldText, newText string) (hunks []Hunk, exact bool) {
 	oldText, newText = trimCommonTail(oldText, newText)
-	old, new := splitLines(oldText), splitLines(newText)
+	old, new := SplitLines(oldText), SplitLines(newText)
 	ids := map[string]int32{}
 	intern := func(ls []string) []int32 {
 		out := make([]int32, len(ls))
@@ -249,7 +253,7 @@ func (d *differ) compare(lo1, hi1, lo2, hi2 int, needMin bool) {
 		hi1--
 		hi2--
 	}
-	if lo1 == hi1 || lo2 == hi2 || !d.exact || (hi1-lo1)+(hi2-lo2) > maxDiffLines {
+	if lo1 == hi1 || lo2 == hi2 || !d.exact || (hi1-lo1)+(hi2-lo2) > MaxLines {
 		d.coarse(lo1, hi1, lo2, hi2)
 		return
 	}
@@ -585,19 +589,19 @@ func slideGroup(recs []int32, r, other []bool, g, og group, n int) (group, group
 }
 
 // buildHunks pairs the changed runs of both files into hunks.
-func buildHunks(ra, rb []bool, n, m int) []hunk {
-	var out []hunk
+func buildHunks(ra, rb []bool, n, m int) []Hunk {
+	var out []Hunk
 	i, j := 0, 0
 	for i < n || j < m {
 		if (i < n && ra[i]) || (j < m && rb[j]) {
-			h := hunk{a: i, b: j}
+			h := Hunk{A: i, B: j}
 			for i < n && ra[i] {
 				i++
 			}
 			for j < m && rb[j] {
 				j++
 			}
-			h.na, h.nb = i-h.a, j-h.b
+			h.NA, h.NB = i-h.A, j-h.B
 			out = append(out, h)
 			continue
 		}
