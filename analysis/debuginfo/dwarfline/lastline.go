@@ -2,10 +2,10 @@ package dwarfline
 
 import "sort"
 
-// LastLine is the highest line, at least from, that the table gives an
+// LastLine is the highest line in [from, before) that the table gives an
 // address in ranges in the file named file (as FileNameAt names it); 0 if
 // none.
-func (t *LineTable) LastLine(file string, ranges [][2]uint64, from int) int {
+func (t *LineTable) LastLine(file string, ranges [][2]uint64, from, before int) int {
 	last := 0
 	for sub, s := range t.subfiles {
 		if s.name != file {
@@ -15,7 +15,7 @@ func (t *LineTable) LastLine(file string, ranges [][2]uint64, from int) int {
 		for _, rg := range ranges {
 			j := sort.Search(len(tab), func(j int) bool { return tab[j].pc >= rg[0] })
 			for ; j < len(tab) && tab[j].pc < rg[1]; j++ {
-				if l := int(tab[j].line); l >= from && l > last {
+				if l := int(tab[j].line); l >= from && l < before && l > last {
 					last = l
 				}
 			}

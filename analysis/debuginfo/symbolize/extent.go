@@ -2,7 +2,9 @@ package symbolize
 
 import (
 	"debug/dwarf"
+	"math"
 
+	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfline"
 	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfreader"
 )
 
@@ -42,12 +44,13 @@ func (s *Symbols) FunctionExtents(pc uint64) []Extent {
 // extents walks the inline chain from DIE idx outwards as inlineChain does.
 func extents(t *dwarfreader.UnitTree, idx int) []Extent {
 	var out []Extent
+	var decls []dwarfreader.Decl // the unit's subprograms, read once
 	for i := idx; i >= 0 && len(out) < 1024; i = int(t.Dies[i].Parent) {
 		d := &t.Dies[i]
 		if d.Tag != dwarf.TagInlinedSubroutine && d.Tag != dwarf.TagSubprogram {
 			continue
 		}
-		out = append(out, extent(dwarfreader.DieRef{T: t, Idx: i}))
+		out = append(out, extent(dwarfreader.DieRef{T: t, Idx: i}, &decls))
 		if d.Tag == dwarf.TagSubprogram {
 			break
 		}
@@ -55,14 +58,38 @@ func extents(t *dwarfreader.UnitTree, idx int) []Extent {
 	return out
 }
 
-// extent is the extent of one subprogram or inlined subroutine DIE.
-func extent(r dwarfreader.DieRef) Extent {
+// extent is the extent of one subprogram or inlined subroutine DIE. Its
+// ranges may hold instructions that the line table gives to its caller
+// (the call's line around an inlined body): lines from the next function
+// declared in the same file on are not its own.
+func extent(r dwarfreader.DieRef, decls *[]dwarfreader.Decl) Extent {
 	file, line, ok := declOf(r)
 	lt, _ := r.T.LineTable()
 	if !ok || lt == nil {
 		return Extent{}
 	}
-	last := lt.LastLine(file, r.T.RangesOf(r.Idx), line)
+	if *decls == nil {
+		*decls = r.T.SubprogramDecls()
+		if *decls == nil {
+			*decls = []dwarfreader.Decl{}
+		}
+	}
+	next := math.MaxInt
+	for _, d := range *decls {
+		if d.Line > line && d.Line < next {
+			if name, ok := lt.FileNameAt(d.File); ok && name == file {
+				next = d.Line
+			}
+		}
+	}
+	last := lt.LastLine(file, r.T.RangesOf(r.Idx), line, next)
+	// Lines whose code is all inlined calls have rows only in the callee's
+	// file: their calls' DW_AT_call_line says them.
+	for _, cl := range callLines(r, lt, file) {
+		if cl >= line && cl < next && cl > last {
+			last = cl
+		}
+	}
 	if last == 0 {
 		return Extent{}
 	}
@@ -89,4 +116,28 @@ func declOf(r dwarfreader.DieRef) (string, int, bool) {
 		return name, line, ok
 	}
 	return "", 0, false
+}
+
+// callLines are the DW_AT_call_line of the inlined subroutines nested
+// directly in r (through lexical blocks) whose DW_AT_call_file is file.
+func callLines(r dwarfreader.DieRef, lt *dwarfline.LineTable, file string) []int {
+	t := r.T
+	var out []int
+	for i := r.Idx + 1; i < len(t.Dies) && t.Dies[i].Depth > t.Dies[r.Idx].Depth; i++ {
+		d := &t.Dies[i]
+		if d.Tag != dwarf.TagInlinedSubroutine || d.CallFile < 0 {
+			continue
+		}
+		p := int(d.Parent)
+		for p > r.Idx && t.Dies[p].Tag != dwarf.TagSubprogram && t.Dies[p].Tag != dwarf.TagInlinedSubroutine {
+			p = int(t.Dies[p].Parent)
+		}
+		if p != r.Idx {
+			continue
+		}
+		if name, ok := lt.FileNameAt(uint64(d.CallFile)); ok && name == file {
+			out = append(out, int(d.CallLine))
+		}
+	}
+	return out
 }
