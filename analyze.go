@@ -127,12 +127,13 @@ func (a *analyzeRun) run(pos []string, stdout, stderr io.Writer) error {
 }
 
 // expandDumps lists the dumps named on the command line: files as given,
-// directories by their regular files (not recursively), sorted.
+// directories by their regular files (not recursively), sorted, except an
+// ABRT problem directory, which is one dump.
 func expandDumps(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		st, err := os.Stat(a)
-		if err != nil || !st.IsDir() {
+		if err != nil || !st.IsDir() || analysis.IsProblemDirectory(a) {
 			out = append(out, a) // analysis.Open reports a missing file
 			continue
 		}

@@ -30,6 +30,7 @@ type (
 	Problem     = model.Problem
 	GPU         = model.GPU
 	GPUThread   = model.GPUThread
+	Package     = model.Package
 
 	Classification = model.Classification
 	LockWait       = model.LockWait

@@ -68,6 +68,7 @@ func OpenSession(path string, opt Options) (*Session, error) {
 	if in.Damaged != "" {
 		s.Crash.Problems = append(s.Crash.Problems, Problem{Message: in.Damaged})
 	}
+	addReport(s.Crash, in.Report)
 	if s.Crash.Classification == nil {
 		if s.p != nil {
 			classify.Classify(s.Crash, s.p)
@@ -121,3 +122,25 @@ func (s *Session) FrameValues(threadID, frameIndex int) ([]Value, error) {
 	}
 	return s.p.FrameValues(s.Crash, threadID, frameIndex)
 }
+
+// addReport adds what the crash reporter recorded with the core (an apport
+// report, an ABRT problem directory) to c: which reporter, the packages at
+// their installed versions, and the program's path and command line when
+// the core did not say them.
+func addReport(c *Crash, r *input.Report) {
+	if r == nil {
+		return
+	}
+	c.Dump.Report = r.Kind
+	c.Packages = append(c.Packages, r.Packages...)
+	if c.Dump.Executable == "" {
+		c.Dump.Executable = r.Executable
+	}
+	if c.Dump.Command == "" {
+		c.Dump.Command = r.Command
+	}
+}
+
+// IsProblemDirectory reports whether dir is a crash reporter's directory
+// that opens as one dump (an ABRT problem directory holding a coredump).
+func IsProblemDirectory(dir string) bool { return input.IsABRTDir(dir) }

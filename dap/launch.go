@@ -88,9 +88,10 @@ func (s *Server) open(args LaunchArgs) (*crashView, error) {
 	core, program, sysroot := absIn(args.CoreFile), absIn(args.Program), absIn(args.Sysroot)
 	if fi, err := os.Stat(core); err != nil {
 		return nil, fmt.Errorf("cannot read coreFile: %w", err)
-	} else if !fi.Mode().IsRegular() {
+	} else if !fi.Mode().IsRegular() && !analysis.IsProblemDirectory(core) {
 		// A FIFO would block the open, a device never end; the open below
-		// checks the opened file again (regular.Open).
+		// checks the opened file again (regular.Open). An ABRT problem
+		// directory is opened by its coredump.
 		return nil, fmt.Errorf("coreFile %s is %s, not a regular file", core, regular.Kind(fi.Mode()))
 	}
 	if program != "" && !sourcelookup.IsFile(program) {

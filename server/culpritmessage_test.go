@@ -41,3 +41,26 @@ func TestCulpritMessageSaysWhatHappened(t *testing.T) {
 		})
 	}
 }
+
+// TestApportReportOpensLikeItsCore: faultline.open on the apport report
+// of null_inline's crash (cores/null_inline.crash) puts the crash where
+// its core does: the Error on null_inline.cpp line 16.
+func TestApportReportOpensLikeItsCore(t *testing.T) {
+	e := newEnv(t, map[string]any{"offline": true}, server.Options{})
+	var sum server.OpenSummary
+	err := e.Execute(server.CommandOpen, map[string]string{"dump": e.Path("cores/null_inline.crash"), "exe": e.Path("bin/null_inline")}, &sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Format != "elf-core" || sum.Function != "value_of" || sum.Line != 16 || sum.URI != string(e.URI("null_inline.cpp")) {
+		t.Fatalf("open summary %+v", sum)
+	}
+	e.Await("the Error on line 16", func(c *fakeClient) bool {
+		for _, d := range c.diags[e.URI("null_inline.cpp")] {
+			if d.Severity == protocol.DiagnosticSeverityError && d.Range.Start.Line == 15 {
+				return true
+			}
+		}
+		return false
+	})
+}

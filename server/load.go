@@ -194,9 +194,9 @@ func (s *Server) checkOpenArgs(args *OpenArgs) (Settings, error) {
 
 	if fi, err := os.Stat(args.Dump); err != nil {
 		return settings, fmt.Errorf("cannot read dump: %w", err)
-	} else if fi.IsDir() {
-		return settings, fmt.Errorf("%s is a directory, not a dump", args.Dump)
-	} else if !fi.Mode().IsRegular() {
+	} else if fi.IsDir() && !analysis.IsProblemDirectory(args.Dump) {
+		return settings, fmt.Errorf("%s is a directory, not a dump (nor an ABRT problem directory)", args.Dump)
+	} else if !fi.Mode().IsRegular() && !fi.IsDir() {
 		// Opening a FIFO blocks until someone writes to it, and a device
 		// never ends: the language server opens regular files only.
 		return settings, fmt.Errorf("%s is not a regular file (%s); the language server opens dump files only", args.Dump, fileKind(fi.Mode()))

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 	"github.com/ulikunitz/xz"
@@ -65,6 +66,8 @@ func decompress(format string, r io.Reader) (io.ReadCloser, error) {
 		return io.NopCloser(xr), nil
 	case "lz4":
 		return io.NopCloser(lz4.NewReader(r)), nil
+	case "zlib": // only inside an old apport report (RFC 1950)
+		return zlib.NewReader(r)
 	}
 	return nil, fmt.Errorf("unknown compression %q", format)
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
@@ -34,16 +35,41 @@ type Input struct {
 	Size int64
 	// Head is the first HeadSize bytes of File (fewer for a shorter dump).
 	Head []byte
-	// Compression is the format undone: "", "gzip", "zstd", "xz" or "lz4".
+	// Compression is the format undone: "", "gzip", "zstd", "xz", "lz4",
+	// or "apport" (the core of an apport report's CoreDump field).
 	Compression string
 	// Damaged says why a compressed dump's data broke off ("" if it did
 	// not): File holds what was decompressed, read like a truncated dump.
 	Damaged string
+	// Report is what the crash reporter kept with the core, when the dump
+	// is one's container (an apport report, an ABRT problem directory).
+	Report *Report
 }
 
-// Open opens the dump at path ("-": standard input), undoing compression.
+// Report is what a crash reporter recorded with the core it kept: an
+// apport report's fields (Ubuntu's /var/crash/*.crash), an ABRT problem
+// directory's files (Fedora's /var/spool/abrt/ccpp-*).
+type Report struct {
+	// Kind is "apport" or "abrt".
+	Kind string
+	// Executable is the crashed program's path (apport ExecutablePath,
+	// ABRT executable).
+	Executable string
+	// Command is its command line (apport ProcCmdline, ABRT cmdline).
+	Command string
+	// Packages are the packages recorded at the versions installed when
+	// the program crashed, the program's own first.
+	Packages []model.Package
+}
+
+// Open opens the dump at path ("-": standard input), undoing compression;
+// an apport report gives the core of its CoreDump field, an ABRT problem
+// directory its coredump, each with the reporter's Report.
 func Open(path string) (*Input, error) {
 	src := os.Stdin
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return openABRT(path) // or says what a directory should hold
+	}
 	if path != Stdin {
 		// Regular files only, opened without blocking: a FIFO, a device or
 		// /dev/stdin named as the dump would hang the servers or read their
@@ -76,7 +102,32 @@ func Open(path string) (*Input, error) {
 		in.Close()
 		return nil, err
 	}
+	if isApport(in.Head) {
+		if err := in.openApport(); err != nil {
+			in.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	return in, nil
+}
+
+// openApport replaces the apport report in File by the core its CoreDump
+// field holds, decoded and decompressed into a temporary file (unlinked at
+// once, as spool's), and keeps the report's fields in Report.
+func (in *Input) openApport() error {
+	tmp, err := os.CreateTemp("", "faultline-core-*")
+	if err != nil {
+		return err
+	}
+	os.Remove(tmp.Name())
+	rep, damaged, err := readApport(in.Reader(), tmp)
+	if err != nil {
+		tmp.Close()
+		return err
+	}
+	in.File.Close()
+	in.File, in.Report, in.Damaged, in.Compression = tmp, rep, damaged, "apport"
+	return in.readHead()
 }
 
 // spool writes the decompressed dump into a temporary file and makes it

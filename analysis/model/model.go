@@ -22,7 +22,10 @@ type Crash struct {
 	GPU            *GPU            `json:"gpu,omitempty"`
 	// Sanitizer is the sanitizer's report of the crash, when its log was given.
 	Sanitizer *SanitizerReport `json:"sanitizer,omitempty"`
-	Problems  []Problem        `json:"problems"`
+	// Packages are the distribution packages the crash reporter recorded
+	// with the core (Dump.Report says which reporter), the program's first.
+	Packages []Package `json:"packages,omitempty"`
+	Problems []Problem `json:"problems"`
 }
 
 // Dump describes the artifact that was opened.
@@ -35,6 +38,10 @@ type Dump struct {
 	Command    string `json:"command,omitempty"`
 	// Incomplete says what a cut-short dump lacks; nil when it is whole.
 	Incomplete *Incomplete `json:"incomplete,omitempty"`
+	// Report is the crash reporter whose container the core came in:
+	// "apport" (an apport report, /var/crash/*.crash) or "abrt" (an ABRT
+	// problem directory); "" for a core on its own.
+	Report string `json:"report,omitempty"`
 }
 
 // Incomplete is what a truncated core (RLIMIT_CORE, a full disk, an

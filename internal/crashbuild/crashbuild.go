@@ -4,6 +4,7 @@
 package crashbuild
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,20 +73,31 @@ func Crash(t testing.TB, dir, file, source string, cc ...string) Program {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", cc[0], err, out)
 	}
-	run := exec.Command("sh", "-c", "ulimit -c unlimited; exec ./bin/"+name)
-	run.Dir = dir
+	p.Core = CrashCommand(t, dir, nil, "./bin/"+name)
+	return p
+}
+
+// CrashCommand runs argv in dir (its standard output to stdout, when not
+// nil) with core dumps on, and returns the core it crashed into: the
+// kernel's when core_pattern writes one into the cwd, else one gdb's
+// generate-core-file writes at the crash (a second run).
+func CrashCommand(t testing.TB, dir string, stdout io.Writer, argv ...string) string {
+	t.Helper()
+	run := exec.Command("sh", append([]string{"-c", `ulimit -c unlimited; exec "$@"`, "sh"}, argv...)...)
+	run.Dir, run.Stdout = dir, stdout
 	_ = run.Run()
 	for _, core := range []string{"core", "core." + strconv.Itoa(run.ProcessState.Pid())} {
 		if st, err := os.Stat(filepath.Join(dir, core)); err == nil && st.Mode().IsRegular() {
-			p.Core = filepath.Join(dir, core)
-			return p
+			return filepath.Join(dir, core)
 		}
 	}
-	p.Core = filepath.Join(dir, "core.gdb")
-	if out, err := exec.Command("gdb", "-batch", "-nx", "-ex", "run", "-ex", "generate-core-file "+p.Core, p.Exe).CombinedOutput(); err != nil {
+	core := filepath.Join(dir, "core.gdb")
+	gdb := exec.Command("gdb", append([]string{"-batch", "-nx", "-ex", "run", "-ex", "generate-core-file " + core, "--args"}, argv...)...)
+	gdb.Dir = dir
+	if out, err := gdb.CombinedOutput(); err != nil {
 		t.Fatalf("no core: %v\n%s", err, out)
 	}
-	return p
+	return core
 }
 
 // WorkerSource is a C++ program whose worker thread reads through a NULL

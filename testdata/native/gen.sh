@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # gen.sh rebuilds the native crash corpus: every program into bin/, each
 # crash's core into cores/NAME.core.gz, gdb's view of it into
-# cores/NAME.gdb.txt, and manifest.json. It runs from any cwd and may be run
+# cores/NAME.gdb.txt, manifest.json, and the apport report of null_inline's
+# crash (cores/null_inline.crash). It runs from any cwd and may be run
 # again at any time; everything it writes is rebuilt from scratch.
 #
-# Needs gcc, g++, gdb, objcopy, strip, readelf, eu-readelf (elfutils), gzip
-# and jq.
+# Needs gcc, g++, gdb, objcopy, strip, readelf, eu-readelf (elfutils), gzip,
+# jq and go.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -231,5 +232,9 @@ for c in "${cases[@]}"; do
 done
 
 printf '%s\n' "${entries[@]}" | jq -s '{cases: .}' >manifest.json
+# The apport report apport would write of null_inline's crash (Ubuntu's
+# /var/crash/*.crash): editors and the CLI open it like the core.
+echo "== apport report of null_inline"
+(cd "$here/../.." && go run ./internal/apporttest/apportreport "$here/cores/null_inline.core.gz" "$here/cores/null_inline.crash")
 gen_classify_cases
 echo "== done: $(du -sh "$here" | cut -f1) in $here"
