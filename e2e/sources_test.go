@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,4 +70,36 @@ func TestSources(t *testing.T) {
 	r = faultline(t, inv, "sources", "--offline", "--fix", fx.Rev["Add record counting"], "core.12345")
 	wantExit(t, r, 0)
 	wantContains(t, "--fix of an earlier commit, offline from the cache", r.stdout, "already included")
+}
+
+// TestSourcesTorchOffline (issue 22, Done when): `faultline sources
+// --offline` on Debian's python3.11 + python3-torch + python3-numpy crashed
+// in a C extension under autograd's backward lists CPython, pytorch and
+// numpy at the tags of the releases dpkg says are installed, each with its
+// repository, and how to map their frames, which have no local DWARF.
+func TestSourcesTorchOffline(t *testing.T) {
+	core := gitsrctest.TorchCore(t, repoRoot)
+	dir := t.TempDir()
+	inv := invocation{dir: dir, env: []string{"XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}, timeout: 2 * time.Minute}
+	r := faultline(t, inv, "sources", "--offline", "--quiet", core)
+	wantExit(t, r, 0)
+	release := func(pkg string) string {
+		out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := string(out)
+		if i := strings.IndexByte(v, ':'); i >= 0 {
+			v = v[i+1:]
+		}
+		return v[:strings.IndexAny(v, "-+~")]
+	}
+	wantContains(t, "sources --offline on the torch core", r.stdout,
+		"cpython", "https://github.com/python/cpython @ v"+release("python3.11-minimal"),
+		"pytorch", "https://github.com/pytorch/pytorch @ v"+release("libtorch1.13"),
+		"numpy", "https://github.com/numpy/numpy @ v"+release("python3-numpy"),
+		"install libtorch1.13-dbgsym", "install python3.11-dbg", "install python3-numpy-dbgsym", "https://debuginfod.debian.net")
+	if strings.Contains(r.stdout, "1.13.0a0") {
+		t.Errorf("the egg-info's version leaked into the answer:\n%s", r.stdout)
+	}
 }

@@ -100,6 +100,9 @@ func fixFromBackports(comps []*component, fc *FixCheck, cve string) *FixCheck {
 // backportReason says which package version applied a fix, and onto which
 // upstream release when that is older than the installed one's.
 func backportReason(p *Package, b *Backport) string {
+	if b.NewUpstream() {
+		return "fixed upstream in " + b.Upstream + ", which " + p.Name + " " + b.Version + " packaged: " + b.Text
+	}
 	r := "backported in " + p.Name + " " + b.Version
 	if b.Upstream != p.Upstream {
 		r += " (onto upstream " + b.Upstream + ", before this package's " + p.Upstream + ")"

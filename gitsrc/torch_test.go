@@ -1,65 +1,13 @@
 package gitsrc
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis"
-	"github.com/faultline-dev/faultline/internal/crashbuild"
+	"github.com/faultline-dev/faultline/gitsrc/gitsrctest"
 )
-
-// torchPackages are the Debian packages whose files the torch core maps:
-// their versions key the cached core.
-var torchPackages = []string{"python3.11-minimal", "libpython3.11-stdlib", "libtorch1.13", "python3-torch", "python3-numpy", "libc6", "libstdc++6", "gcc"}
-
-// torchCore builds bench/heldout/crashext.c against Debian's python3.11
-// and crashes testdata/torch/torchbackward.py with it: a core cached by
-// the sources' and the packages' versions (about 150 MB; generating it
-// takes some 10 s).
-func torchCore(t *testing.T) string {
-	t.Helper()
-	script, err := os.ReadFile("testdata/torch/torchbackward.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext, err := os.ReadFile("../bench/heldout/crashext.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	versions, err := exec.Command("dpkg-query", append([]string{"-W"}, torchPackages...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("dpkg-query: %v\n%s(.ci/install.d/torch.sh installs python3-torch)", err, versions)
-	}
-	dir := crashbuild.Cached(t, "gitsrc-torch", func(dir string) error {
-		for name, b := range map[string][]byte{"torchbackward.py": script, "crashext.c": ext} {
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				return err
-			}
-		}
-		suffix, err := exec.Command("python3.11-config", "--extension-suffix").Output()
-		if err != nil {
-			return fmt.Errorf("python3.11-config: %v (apt-get install python3-dev)", err)
-		}
-		includes, err := exec.Command("python3.11-config", "--includes").Output()
-		if err != nil {
-			return err
-		}
-		args := append([]string{"-shared", "-fPIC", "-g", "-O1", "-o", "crashext" + strings.TrimSpace(string(suffix)), "crashext.c"},
-			strings.Fields(string(includes))...)
-		cc := exec.Command("gcc", args...)
-		cc.Dir = dir
-		if out, err := cc.CombinedOutput(); err != nil {
-			return fmt.Errorf("gcc: %v\n%s", err, out)
-		}
-		core := crashWithArgs(t, dir, "/usr/bin/python3.11", filepath.Join(dir, "torchbackward.py"), dir)
-		return os.Rename(core, filepath.Join(dir, "core"))
-	}, script, ext, versions)
-	return filepath.Join(dir, "core")
-}
 
 // TestTorchCoreIdentified (issue 22, Done when): Debian's python3.11 with
 // python3-torch and python3-numpy crashed in a C extension called from
@@ -69,7 +17,7 @@ func torchCore(t *testing.T) string {
 // torch-1.13.0a0+gitunknown of Debian's egg-info), and says for their
 // frames, which have no local DWARF, how to map them.
 func TestTorchCoreIdentified(t *testing.T) {
-	c, err := analysis.Open(torchCore(t), analysis.Options{Offline: true})
+	c, err := analysis.Open(gitsrctest.TorchCore(t, ".."), analysis.Options{Offline: true})
 	if err != nil {
 		t.Fatal(err)
 	}

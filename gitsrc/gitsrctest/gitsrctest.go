@@ -199,13 +199,18 @@ func (f *Fixture) buildCrash() error {
 // DumpCore runs exe in dir/core until it crashes and returns its core: the
 // kernel's (core_pattern "core"), or else gdb's generate-core-file.
 func DumpCore(dir, exe string) (string, error) {
+	return DumpCoreArgs(dir, exe)
+}
+
+// DumpCoreArgs is DumpCore with arguments for exe.
+func DumpCoreArgs(dir, exe string, args ...string) (string, error) {
 	cdir := filepath.Join(dir, "core")
 	os.MkdirAll(cdir, 0o755)
 	var old syscall.Rlimit
 	syscall.Getrlimit(syscall.RLIMIT_CORE, &old)
 	lim := syscall.Rlimit{Cur: old.Max, Max: old.Max}
 	syscall.Setrlimit(syscall.RLIMIT_CORE, &lim)
-	cmd := exec.Command(exe)
+	cmd := exec.Command(exe, args...)
 	cmd.Dir = cdir
 	cmd.Run()
 	syscall.Setrlimit(syscall.RLIMIT_CORE, &old)
@@ -216,7 +221,7 @@ func DumpCore(dir, exe string) (string, error) {
 		return "", fmt.Errorf("no kernel core (core_pattern) and no gdb to make one")
 	}
 	core := filepath.Join(cdir, "gdb.core")
-	Run(cdir, "gdb", "-batch", "-nx", "-ex", "run", "-ex", "generate-core-file "+core, exe)
+	Run(cdir, "gdb", append([]string{"-batch", "-nx", "-ex", "run", "-ex", "generate-core-file " + core, "--args", exe}, args...)...)
 	if _, err := os.Stat(core); err != nil {
 		return "", fmt.Errorf("gdb made no core")
 	}

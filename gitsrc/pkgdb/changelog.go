@@ -167,7 +167,7 @@ func normalizeSentence(s string) string {
 func SinceRelease(all []Backport, upstream string) []Backport {
 	var out []Backport
 	for _, b := range all {
-		if b.Upstream == upstream && (len(b.CVEs) > 0 || len(b.Commits) > 0) && !newUpstreamRE.MatchString(b.Text) {
+		if b.Upstream == upstream && (len(b.CVEs) > 0 || len(b.Commits) > 0) && !b.NewUpstream() {
 			out = append(out, b)
 		}
 	}
@@ -181,4 +181,11 @@ func CVEs(text string) []string {
 		out = appendUnique(out, c)
 	}
 	return out
+}
+
+// NewUpstream reports whether the change imported an upstream release
+// ("New upstream version 1.13.1 … Fixes CVE-2022-45907"): what it names is
+// fixed upstream, not backported.
+func (b *Backport) NewUpstream() bool {
+	return newUpstreamRE.MatchString(b.Text)
 }
