@@ -68,6 +68,9 @@ type analyzer struct {
 	cls *model.Classification
 
 	frames []model.Frame // the crashing thread's frames
+	// noForeignNote keeps where() from naming the library the crash is
+	// inside, when the summary says it another way.
+	noForeignNote bool
 	start  int           // first frame past a re-raising handler
 	f      *fault        // the fault that killed the process, if one did
 }
@@ -82,6 +85,7 @@ func (a *analyzer) run() *model.Classification {
 	a.f = a.readFault()
 	a.jvmHandlerNote()
 	a.cls.CulpritFrame = a.culprit()
+	a.foreignEvidence()
 	if a.c.GPU != nil {
 		a.gpu()
 		return a.cls

@@ -221,19 +221,11 @@ func (a *analyzer) culprit() int {
 		// (handleIntegerOverflowImpl<__ubsan::Value>).
 		from = e + 1
 	}
-	unnamed := false
-	for i := from; i < len(a.frames); i++ {
-		f := a.frames[i]
-		if unnamed && f.Trust == model.TrustScan && a.hostCore() {
-			// Past code no module names (JIT-compiled code), a frame only
-			// stack scanning found is a stale return address as often as a
-			// caller: the crash is blamed on the unnamed code, not on it.
-			break
-		}
-		if !isRuntime(f) && !isLibraryTemplate(f) && f.Function != "" {
-			return i
-		}
-		unnamed = unnamed || (f.Function == "" && !f.Signal)
+	if i := a.programFrame(from, true); i >= 0 {
+		return i
+	}
+	if i := a.programFrame(from, false); i >= 0 {
+		return i
 	}
 	for i := from; i < len(a.frames); i++ {
 		if !isRuntime(a.frames[i]) {
@@ -244,6 +236,28 @@ func (a *analyzer) culprit() int {
 	// _start: the faulting frame is all there is to blame.
 	if a.start < len(a.frames) && a.frames[a.start].Function != "" && !a.frames[a.start].Signal {
 		return a.start
+	}
+	return -1
+}
+
+// programFrame returns the first frame from from on that is the program's own
+// code: not runtime machinery, not a library template, named, and (when
+// skipForeign) not in a library or program the system or a package
+// manager installed (foreign). -1 when there is none.
+func (a *analyzer) programFrame(from int, skipForeign bool) int {
+	unnamed := false
+	for i := from; i < len(a.frames); i++ {
+		f := a.frames[i]
+		if unnamed && f.Trust == model.TrustScan && a.hostCore() {
+			// Past code no module names (JIT-compiled code), a frame only
+			// stack scanning found is a stale return address as often as a
+			// caller: the crash is blamed on the unnamed code, not on it.
+			break
+		}
+		if !isRuntime(f) && !isLibraryTemplate(f) && f.Function != "" && !(skipForeign && foreign(f)) {
+			return i
+		}
+		unnamed = unnamed || (f.Function == "" && !f.Signal)
 	}
 	return -1
 }
@@ -278,12 +292,24 @@ func (a *analyzer) crashPoint() int {
 	if a.fetchFault() {
 		from++ // no code at the pc: the caller is where the crash is
 	}
+	first := -1
 	for i := from; i < len(a.frames); i++ {
-		if !isRuntime(a.frames[i]) {
+		if isRuntime(a.frames[i]) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		// A library's frame that no symbol names ("libhdf5.so@0xb3e0e")
+		// gives way to the first named one before the culprit.
+		if a.frames[i].Function != "" || i >= a.cls.CulpritFrame {
+			if a.frames[i].Function == "" || i > a.cls.CulpritFrame {
+				return first
+			}
 			return i
 		}
 	}
-	return -1
+	return first
 }
 
 // exitFunctions run during exit(): atexit handlers, static destructors and

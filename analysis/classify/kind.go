@@ -342,7 +342,7 @@ func (a *analyzer) where() string {
 	if name == "??" && a.jitCode(i) {
 		return fmt.Sprintf("code at %#x that no loaded file maps (JIT-compiled or generated code)", f.Addr)
 	}
-	return describeFrame(f, name)
+	return describeFrame(f, name) + a.foreignNote()
 }
 
 func describeFrame(f model.Frame, name string) string {
