@@ -71,8 +71,8 @@ type analyzer struct {
 	// noForeignNote keeps where() from naming the library the crash is
 	// inside, when the summary says it another way.
 	noForeignNote bool
-	start  int           // first frame past a re-raising handler
-	f      *fault        // the fault that killed the process, if one did
+	start         int    // first frame past a re-raising handler
+	f             *fault // the fault that killed the process, if one did
 }
 
 func (a *analyzer) run() *model.Classification {
