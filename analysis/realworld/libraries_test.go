@@ -125,3 +125,18 @@ func withoutParams(lines []string) []string {
 	}
 	return out
 }
+
+// TestTorchFromPython: Debian's python3-torch sums a tensor over memory
+// that is not mapped. Every native frame is a library's (libtorch_cpu,
+// libtorch_python, numpy, the interpreter), so the culprit is the
+// program's own Python function, and the summary names the libtorch
+// function the fault is inside. (Not compared with gdb: its frames in
+// libtorch are symbol-table names, and gdb needs minutes to read the
+// libraries' tables.)
+func TestTorchFromPython(t *testing.T) {
+	python := debianProgram(t, "/usr/bin/python3")
+	core, _ := crashlab.Crash(t, t.TempDir(), "export OMP_NUM_THREADS=1", python, filepath.Join(programs, "torch_crash.py"))
+	c := openWithin(t, core, analysis.Options{Exe: python, Offline: true}, 2*time.Minute)
+	checkKindCase(t, c, kindCase{kind: model.KindWildPointer, culprit: "load_weights",
+		summary: []string{"Wild pointer: load_weights (torch_crash.py:", "(inside libtorch_cpu.so"}})
+}
