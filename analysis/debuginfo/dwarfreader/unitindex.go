@@ -2,8 +2,6 @@ package dwarfreader
 
 import (
 	"encoding/binary"
-	"hash/crc32"
-	"strconv"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 )
@@ -25,22 +23,16 @@ const (
 	rangeRecord     = 2*8 + 4
 )
 
-// indexKey names the file's unit index: build-id, .debug_info's size and
-// a checksum of its first 64 KiB (a binary and its debug file share a
-// build-id); "" when no cache is in use or the file has no build-id.
+// indexKey names the file's unit index: build-id and the SHA-256 of the
+// sections it is read from (DerivedKey: .debug_info, .debug_abbrev and
+// the range and address sections its top DIEs use); "" when no cache is in
+// use or the file has no build-id.
 func (df *DwarfFile) indexKey(info []byte) string {
 	if object.IndexCache() == nil || len(info) == 0 {
 		return ""
 	}
-	head := info[:min(len(info), 64<<10)]
-	k := df.Obj.CacheKey(".unitindex", info)
-	if k == "" {
-		return ""
-	}
-	return k + "-" + strconv.FormatUint(uint64(crc32.Checksum(head, castagnoliTable)), 16)
+	return df.Obj.DerivedKey(".unitindex", ".debug_info", ".debug_abbrev", ".debug_ranges", ".debug_rnglists", ".debug_addr")
 }
-
-var castagnoliTable = crc32.MakeTable(crc32.Castagnoli)
 
 // loadIndex reads the index stored under key, checking every record
 // against .debug_info's size; false when there is none or it does not fit.

@@ -53,7 +53,10 @@ func symbolsKey(o *object.Object, role string) string {
 	if size < object.CacheMinSize {
 		return ""
 	}
-	return o.CacheKey("syms"+SymIndexVersion+"-"+role, o.Data)
+	// The table is built from the symbol, string and relocation sections
+	// and the PLT's addresses: the key covers their headers and bytes.
+	return o.DerivedKey("syms"+SymIndexVersion+"-"+role, ".symtab", ".strtab", ".dynsym", ".dynstr",
+		".rela.plt", ".rela.dyn", ".rel.plt", ".rel.dyn", ".plt", ".plt.sec", ".plt.got", ".got", ".got.plt")
 }
 
 // EncodeSymbols serializes t (nil: no symbols) for the cache.

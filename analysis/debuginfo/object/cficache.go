@@ -7,8 +7,9 @@ import (
 // FDE indexes in the persistent index cache (indexcache): a .eh_frame
 // without a usable .eh_frame_hdr, or a .debug_frame, is searched through
 // an index of every FDE's range, built by walking the whole section; it is
-// stored under the object's build-id, the section's name and size, so a
-// later process reads it instead (frame.IndexStore).
+// stored under the object's build-id, the section's name and the SHA-256
+// of its bytes (DerivedKey), so a later process reads it instead
+// (frame.IndexStore), and only for the same bytes.
 
 // cfiIndexVersion is part of the key: entries of another layout are misses.
 const cfiIndexVersion = "1"
@@ -23,7 +24,7 @@ func FrameIndex(o *Object, name string, data []byte) frame.IndexStore {
 	if o == nil || len(data) < CacheMinSize {
 		return nil
 	}
-	key := o.CacheKey("cfi"+cfiIndexVersion+name, data)
+	key := o.DerivedKey("cfi"+cfiIndexVersion+name, name)
 	if key == "" {
 		return nil
 	}

@@ -48,6 +48,24 @@ func DecompressELF(raw []byte, class elf.Class, bo binary.ByteOrder) ([]byte, er
 	}
 }
 
+// statedSize is the uncompressed size a compressed section's header
+// states (Elf32_Chdr/Elf64_Chdr ch_size, or .zdebug's big-endian size); 0
+// when the header is truncated (no cache entry has that size: the
+// decompression reports the damage).
+func statedSize(raw []byte, gnuZ bool, class elf.Class, bo binary.ByteOrder) uint64 {
+	switch {
+	case gnuZ && len(raw) >= 12:
+		return binary.BigEndian.Uint64(raw[4:])
+	case gnuZ:
+		return 0
+	case class == elf.ELFCLASS64 && len(raw) >= 24:
+		return bo.Uint64(raw[8:])
+	case class == elf.ELFCLASS32 && len(raw) >= 12:
+		return uint64(bo.Uint32(raw[4:]))
+	}
+	return 0
+}
+
 // DecompressGNU decodes a legacy .zdebug_* section: "ZLIB", an 8-byte
 // big-endian uncompressed size, then a zlib stream.
 func DecompressGNU(raw []byte) ([]byte, error) {

@@ -178,13 +178,13 @@ func (o *Object) sectionErr(name string) (sectionData, error) {
 	if s.Flags&elf.SHF_COMPRESSED == 0 && !gnuZ {
 		return sectionData{data: raw, addr: s.Addr}, nil
 	}
-	key := o.CacheKey(name, raw) // before locking: BuildID takes o.mu
+	key := o.SectionKey(name, raw) // before locking: BuildID takes o.mu
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if d, ok := o.decompressed[name]; ok {
 		return d, d.err
 	}
-	if d, ok := CachedSection(key); ok {
+	if d, ok := CachedSection(key, statedSize(raw, gnuZ, o.Elf.Class, o.Elf.ByteOrder)); ok {
 		d.addr = s.Addr
 		o.decompressed[name] = d
 		return d, nil

@@ -1,6 +1,8 @@
 package object
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -57,13 +59,69 @@ func (o *Object) CacheKey(name string, raw []byte) string {
 	return hex.EncodeToString(id) + "-" + strings.TrimLeft(name, ".") + "-" + strconv.FormatInt(int64(len(raw)), 16)
 }
 
-// CachedSection maps a cached decompressed section.
-func CachedSection(key string) (sectionData, bool) {
+// SectionKey names the decompressed form of a compressed section of o in
+// the cache: build-id, section name and the SHA-256 of the compressed
+// bytes (compression header included) it is derived from, so an entry is
+// only ever used for those bytes. A file that carries another file's
+// build-id (a bug reporter's "libc debug file") cannot put its content
+// under the genuine file's key. "" when o has no build-id or no cache is
+// in use.
+func (o *Object) SectionKey(name string, raw []byte) string {
+	k := o.CacheKey(name, raw)
+	if k == "" {
+		return ""
+	}
+	sum := sha256.Sum256(raw)
+	return k[:strings.LastIndexByte(k, '-')] + "-" + hex.EncodeToString(sum[:])
+}
+
+// DerivedKey names an index built from sections of o (symbols, FDEs,
+// units): build-id, what, and the SHA-256 of the named sections' headers
+// and file bytes (the compressed bytes of a compressed section; a missing
+// section counts as empty), so an entry is only used for the bytes it was
+// built from. "" when o has no build-id or no cache is in use.
+func (o *Object) DerivedKey(what string, sections ...string) string {
+	k := o.CacheKey(what, nil)
+	if k == "" {
+		return ""
+	}
+	h := sha256.New()
+	var hdr [8 * 8]byte
+	le := binary.LittleEndian
+	for _, name := range sections {
+		s := o.Elf.Section(name)
+		if s == nil && strings.HasPrefix(name, ".debug_") {
+			s = o.Elf.Section(".zdebug_" + name[len(".debug_"):])
+		}
+		h.Write([]byte(name))
+		if s == nil {
+			h.Write([]byte{0})
+			continue
+		}
+		for i, v := range []uint64{uint64(s.Type), uint64(s.Flags), s.Addr, s.Offset, s.FileSize, uint64(s.Link), uint64(s.Info), s.Entsize} {
+			le.PutUint64(hdr[8*i:], v)
+		}
+		h.Write(hdr[:])
+		raw := o.RawSection(s)
+		le.PutUint64(hdr[:8], uint64(len(raw)))
+		h.Write(hdr[:8])
+		h.Write(raw)
+	}
+	return k[:strings.LastIndexByte(k, '-')] + "-" + hex.EncodeToString(h.Sum(nil))
+}
+
+// CachedSection maps a cached decompressed section of size bytes (the size
+// its compression header states); an entry of another size is not used.
+func CachedSection(key string, size uint64) (sectionData, bool) {
 	if key == "" {
 		return sectionData{}, false
 	}
 	e := IndexCache().Get(key)
 	if e == nil {
+		return sectionData{}, false
+	}
+	if uint64(len(e.Data)) != size {
+		e.Close()
 		return sectionData{}, false
 	}
 	return sectionData{data: e.Data, unmap: e.Close}, true

@@ -46,7 +46,7 @@ func TestSectionCache(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("cache entries after the first open: %v", entries)
 	}
-	if _, ok := object.CachedSection(filepath.Base(entries[0][:len(entries[0])-4])); !ok {
+	if _, ok := object.CachedSection(filepath.Base(entries[0][:len(entries[0])-4]), uint64(len(want))); !ok {
 		t.Fatal("the stored entry does not verify")
 	}
 	second, o2 := read()
