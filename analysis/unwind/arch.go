@@ -32,6 +32,9 @@ type Arch struct {
 	signalContext func(m *memReader, sp, pc uint64) (Regs, error)
 	// afterCall reports whether the instruction before ra is a call.
 	afterCall func(m *memReader, ra uint64) bool
+	// contextStart, when set, reports whether the return address ra is
+	// the libc trampoline a makecontext(3) stack ends at (contextstart.go).
+	contextStart func(m *memReader, ra uint64) bool
 }
 
 // RegName returns the name of DWARF register n, or "" if it has none.
@@ -69,6 +72,7 @@ var AMD64 = &Arch{
 	sigreturn:     amd64Sigreturn,
 	signalContext: amd64SignalContext,
 	afterCall:     amd64AfterCall,
+	contextStart:  amd64ContextStart,
 }
 
 // ARM64 is AArch64 under Linux. DWARF numbering per "DWARF for the Arm

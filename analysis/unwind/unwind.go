@@ -244,6 +244,9 @@ func (s *stepper) step(cur *Frame) (next Frame, end bool, stop string) {
 		lookup--
 	}
 	mod := s.u.module(pc)
+	if cur.ReturnAddress && mod != nil && s.arch.contextStart != nil && s.arch.contextStart(s.mem, pc) {
+		return Frame{}, true, "" // the outermost frame of a makecontext stack
+	}
 
 	var row *frame.Row
 	var fde *frame.FDE
