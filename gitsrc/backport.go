@@ -13,10 +13,22 @@ type Backport = pkgdb.Backport
 func loadBackports(comps []*component, sysroot string) {
 	for _, comp := range comps {
 		if p := comp.Package; p != nil && p.Manager == "dpkg" {
-			comp.changelog = pkgdb.ReadDebianChangelog(sysroot, p)
+			comp.changelog = upTo(pkgdb.ReadDebianChangelog(sysroot, p), p.Version)
 			comp.Backports = pkgdb.SinceRelease(comp.changelog, p.Upstream)
 		}
 	}
+}
+
+// upTo drops the changes of uploads after version: the changelog on this
+// machine may be newer than the package a crash reporter recorded.
+func upTo(all []Backport, version string) []Backport {
+	out := all[:0:0]
+	for _, b := range all {
+		if pkgdb.CompareDebianVersions(b.Version, version) <= 0 {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // backportOf finds the change of a component's changelog that applied an

@@ -76,8 +76,13 @@ func TestDebianLibrariesIdentified(t *testing.T) {
 	if out, err := exec.Command("gcc", "-g", "-O1", "-o", exe, filepath.Join(dir, "crashlibs.c"), "-lz", "-lcurl", "-lexpat").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s (apt-get install zlib1g-dev libcurl4-openssl-dev libexpat1-dev)", err, out)
 	}
+	cxxSrc, err := os.ReadFile("testdata/debianlibs/crashcxx.cc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, dir, "crashcxx.cc", cxxSrc) // outside any repository that would claim it
 	cxx := filepath.Join(dir, "crashcxx")
-	if out, err := exec.Command("g++", "-g", "-o", cxx, "testdata/debianlibs/crashcxx.cc").CombinedOutput(); err != nil {
+	if out, err := exec.Command("g++", "-g", "-o", cxx, filepath.Join(dir, "crashcxx.cc")).CombinedOutput(); err != nil {
 		t.Fatalf("g++: %v\n%s", err, out)
 	}
 	for _, tc := range []struct {

@@ -77,8 +77,9 @@ func fileExists(p string) bool {
 
 // inventoryCtx is what the inventory's sources share for one crash.
 type inventoryCtx struct {
-	opt   *Options
-	owner *pkgdb.Owners
+	opt      *Options
+	owner    *pkgdb.Owners
+	reported *reportedPackages
 }
 
 // inventory finds the component of every module that frames point into,
@@ -99,7 +100,7 @@ func inventory(c *analysis.Crash, opt *Options, frameFiles map[string][]string) 
 	for i, m := range mods {
 		paths[i] = m.Path
 	}
-	ic := &inventoryCtx{opt: opt, owner: pkgdb.NewOwners(opt.Sysroot, paths)}
+	ic := &inventoryCtx{opt: opt, owner: pkgdb.NewOwners(opt.Sysroot, paths), reported: newReportedPackages(c)}
 	byKey := map[string]*component{}
 	var out []*component
 	for _, m := range mods {
@@ -164,7 +165,7 @@ func (ic *inventoryCtx) factsOf(m *analysis.Module, files []string) (moduleFacts
 	opt := ic.opt
 	var problems []Problem
 	f := moduleFacts{}
-	f.pkg = ic.owner.Of(m.Path)
+	f.pkg = ic.reported.of(m.Path, ic.owner.Of(m.Path))
 	if r := opt.Config.rule(m.Path); r != nil {
 		f.fromRule(r, m.Path, opt.NoRegistry)
 		return f, nil
@@ -248,7 +249,11 @@ func (f *moduleFacts) fromPackage() {
 	p := f.pkg
 	f.name, f.version, f.origin = firstNonEmpty(p.Source, p.Name), p.Upstream, p.Manager
 	where := p.Manager + " " + p.Name + " " + p.Version
-	f.note("package", p.Name+" "+p.Version, p.Manager+" database")
+	if p.RecordedBy != "" {
+		f.note("package", p.Name+" "+p.Version, p.RecordedBy+" report (the version installed at the crash)")
+	} else {
+		f.note("package", p.Name+" "+p.Version, p.Manager+" database")
+	}
 	if p.Source != "" && p.Source != p.Name {
 		f.note("source package", p.Source+" "+p.SourceVersion, where)
 	}

@@ -37,6 +37,10 @@ type Package struct {
 	// Repository is a git repository the package names as its upstream
 	// source (Debian copyright's Source on a git host).
 	Repository string `json:"repository,omitempty"`
+	// RecordedBy names the crash reporter that recorded the package with
+	// the core (apport, abrt): its version is the one installed when the
+	// program crashed, not what this machine has now.
+	RecordedBy string `json:"recordedBy,omitempty"`
 }
 
 // Owners answers which package installed a module, asking the package

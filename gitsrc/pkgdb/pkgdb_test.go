@@ -160,3 +160,25 @@ pytorch (1.13.1+dfsg-1) unstable; urgency=medium
 		t.Errorf("on top of 1.13.1: %+v; want the cherry-pick alone", on)
 	}
 }
+
+// TestCompareDebianVersions against dpkg --compare-versions, the oracle.
+func TestCompareDebianVersions(t *testing.T) {
+	vs := []string{"1:1.2.13.dfsg-1", "1:1.2.11.dfsg-4.1", "1.2.13", "7.88.1-10+deb12u10", "7.88.1-10+deb12u9", "7.88.1-10",
+		"1.0~rc1-1", "1.0-1", "1.0", "1.0+b1", "2.36-9+deb12u14", "2.36-9", "0.0~git20220216.ae108ef-1", "1.13.1+dfsg-4", "10.0", "9.9"}
+	for _, a := range vs {
+		for _, b := range vs {
+			want := 0
+			for _, op := range []struct {
+				op string
+				v  int
+			}{{"lt", -1}, {"gt", 1}} {
+				if exec.Command("dpkg", "--compare-versions", a, op.op, b).Run() == nil {
+					want = op.v
+				}
+			}
+			if got := CompareDebianVersions(a, b); got != want {
+				t.Errorf("CompareDebianVersions(%q, %q) = %d, dpkg says %d", a, b, got, want)
+			}
+		}
+	}
+}
