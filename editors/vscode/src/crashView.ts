@@ -128,13 +128,21 @@ export class CrashViewProvider implements vscode.TreeDataProvider<CrashNode> {
     const item = new vscode.TreeItem(frameLabel(f), vscode.TreeItemCollapsibleState.None);
     item.description = frameLocation(f) + (f.inlined ? ' (inlined)' : '');
     item.tooltip = new vscode.MarkdownString(
-      [`**#${f.index}** \`${f.function || '??'}\``, f.file ? `${f.file}:${f.line ?? '?'}` : '', `pc \`${f.pc}\``, f.module ? `in \`${f.module}\`` : '']
+      [
+        `**#${f.index}** \`${f.function || '??'}\``,
+        f.inlined ? 'inlined into the frame below it' : '',
+        f.file ? `${f.file}:${f.line ?? '?'}` : '',
+        `pc \`${f.pc}\``,
+        f.module ? `in \`${f.module}\`` : '',
+      ]
         .filter((s) => s)
         .join('  \n'),
     );
+    // An inlined level has its own icon (a level inside the frame below
+    // it), not the ⚡ of the crash.
     item.iconPath = f.culprit
       ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
-      : new vscode.ThemeIcon(f.inlined ? 'symbol-event' : 'symbol-method');
+      : new vscode.ThemeIcon(f.inlined ? 'type-hierarchy-sub' : 'symbol-method');
     item.contextValue = 'faultline.frame';
     if (f.uri && f.line) {
       const line = Math.max(0, f.line - 1);

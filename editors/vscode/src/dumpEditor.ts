@@ -1,9 +1,13 @@
-// The custom editor for crash files (core, core.N, *.core[.gz|.zst|.xz|.lz4],
-// *.nvcudmp): double-clicking one in the Explorer analyzes it instead of
-// showing an empty binary tab. The editor itself shows what was found; the
-// crash is shown on the source lines, in the Crash view and the status bar.
+// The custom editor for crash files (core, core.N, core.NAME.N and
+// systemd-coredump's names, *.core[.gz|.zst|.xz|.lz4], *.nvcudmp, apport's
+// *.crash): double-clicking one in the Explorer analyzes it instead of
+// showing an empty binary tab. A file of such a name whose first bytes are
+// not a crash's opens in the text editor instead. The editor itself shows
+// what was found; the crash is shown on the source lines, in the Crash
+// view and the status bar.
 
 import * as vscode from 'vscode';
+import { isCrashFile } from './crashFiles';
 import { OpenSummary } from './protocol';
 
 export const dumpEditorViewType = 'faultline.dump';
@@ -20,6 +24,12 @@ export class DumpEditorProvider implements vscode.CustomReadonlyEditorProvider {
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     panel.webview.options = { enableScripts: false };
+    if (!(await isCrashFile(document.uri.fsPath))) {
+      // Not a crash after all: the file's own editor, in this tab's place.
+      await vscode.commands.executeCommand('vscode.openWith', document.uri, 'default', panel.viewColumn);
+      panel.dispose();
+      return;
+    }
     const name = document.uri.path.split('/').pop() ?? document.uri.fsPath;
     panel.webview.html = page(name, `<p>Analyzing ${escapeHTML(document.uri.fsPath)}…</p>`);
     const sum = await this.openDump(document.uri.fsPath);

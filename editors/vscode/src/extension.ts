@@ -16,6 +16,7 @@ import { FrameDocumentProvider, FrameScheme, frameDocumentsFeature } from './fra
 import { CrashStatus } from './statusBar';
 import { registerDebugger } from './debug';
 import { DumpEditorProvider, dumpEditorViewType } from './dumpEditor';
+import { CrashFiles } from './crashFiles';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -85,6 +86,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
+  const crashFiles = new CrashFiles(dumpEditorViewType);
+  context.subscriptions.push(crashFiles);
+  void crashFiles.scan();
   registerDebugger(context, serverPath);
   await startClient();
 }
