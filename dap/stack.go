@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 
 	godap "github.com/google/go-dap"
@@ -96,12 +98,15 @@ func (v *crashView) stackFrame(ti, fi int) godap.StackFrame {
 // (a libc frame with its debug file but not its sources): its name and
 // path as DWARF says, so that the Call Stack keeps gdb's "exit.c:116",
 // de-emphasized (the editor focuses the first frame with source), with the
-// frame's disassembly document as its related source (DAP Source.sources),
-// which the editors open when the file cannot be.
+// frame's disassembly document as its related source (DAP Source.sources,
+// its adapterData {"line": N} the pc's line there), which the editors open
+// when the file cannot be.
 func missingSource(f *analysis.Frame, ref int, doc framedoc.Document) *godap.Source {
 	src := &godap.Source{Name: filepath.Base(f.File), PresentationHint: "deemphasize",
-		Origin:  "not on this machine",
-		Sources: []godap.Source{{Name: doc.Name, SourceReference: ref, Origin: "faultline: disassembly"}}}
+		Origin: "not on this machine",
+		Sources: []godap.Source{{Name: doc.Name, SourceReference: ref, Origin: "faultline: disassembly",
+			// The pc's line in the document, for the client that opens it.
+			AdapterData: json.RawMessage(fmt.Sprintf(`{"line":%d}`, max(doc.Line, 1)))}}}
 	switch {
 	case filepath.IsAbs(f.File):
 		src.Path = f.File

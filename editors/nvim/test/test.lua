@@ -343,6 +343,10 @@ do
   package.loaded.dap = nil
 end
 
+-- nvim-dap: frames without source, the focus, offline (dapfocus.lua, issue 26).
+dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/dapfocus.lua')(
+  record, check, assert(os.getenv('FAULTLINE_BIN')))
+
 -- Frames without local source open read-only documents (framedoc.lua, issue 14).
 dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/framedoc.lua')(record, check)
 -- Deep stacks come in pages (paging.lua, issue 14).
