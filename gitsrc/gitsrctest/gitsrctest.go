@@ -134,38 +134,51 @@ func (f *Fixture) serve() error {
 	f.cleanups = append(f.cleanups, hs.Close)
 	f.HTTPURL = hs.URL + "/"
 
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	url, stop, err := StartDaemon(srv)
 	if err != nil {
 		return err
 	}
+	f.cleanups = append(f.cleanups, stop)
+	f.GitURL = url
+	return nil
+}
+
+// StartDaemon serves the repositories under root with git daemon on
+// 127.0.0.1 and returns its base URL ("git://127.0.0.1:PORT/") and the
+// function that stops it.
+func StartDaemon(root string) (string, func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	d := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--base-path="+srv,
-		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), srv)
+	d := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--base-path="+root,
+		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), root)
 	var dlog bytes.Buffer
 	d.Stdout, d.Stderr = &dlog, &dlog
 	// Its own process group: the daemon forks a child per connection, and
-	// the cleanup ends the group (only processes this fixture started).
+	// stopping ends the group (only processes this function started).
 	d.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	d.WaitDelay = 5 * time.Second
 	if err := d.Start(); err != nil {
-		return err
+		return "", nil, err
 	}
-	f.cleanups = append(f.cleanups, func() {
+	stop := func() {
 		syscall.Kill(-d.Process.Pid, syscall.SIGTERM)
 		d.Wait()
-	})
-	f.GitURL = fmt.Sprintf("git://127.0.0.1:%d/", port)
+	}
 	// Wait until the daemon answers (or gives up).
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
 		if err == nil {
 			c.Close()
-			return nil
+			return fmt.Sprintf("git://127.0.0.1:%d/", port), stop, nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("git daemon did not listen on %d: %v\n%s", port, err, dlog.String())
+			stop()
+			return "", nil, fmt.Errorf("git daemon did not listen on %d: %v\n%s", port, err, dlog.String())
 		}
 		time.Sleep(20 * time.Millisecond) // poll the condition: the daemon accepts
 	}

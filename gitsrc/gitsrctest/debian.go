@@ -1,0 +1,119 @@
+package gitsrctest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Real upstream histories cannot be checked in or fetched from GitHub by
+// the tests, but Debian's source releases can be fetched from
+// deb.debian.org: upstream release tarballs (.orig) and Debian's patch
+// sets, whose upstream fixes carry the upstream commit they come from.
+// DebianFile fetches one such file into the test cache, keyed by the
+// SHA-256 the suite's Sources index gives for it, and checks it.
+
+// DebianFile is a file of a Debian source package and its SHA-256, as
+// dists/SUITE/main/source/Sources lists them.
+type DebianFile struct {
+	Package string // source package, e.g. "zlib"
+	Name    string // e.g. "zlib_1.2.11.dfsg.orig.tar.gz"
+	SHA256  string
+}
+
+// poolURL is the file's URL in Debian's archive.
+func (f DebianFile) poolURL() string {
+	prefix := f.Package[:1]
+	if strings.HasPrefix(f.Package, "lib") {
+		prefix = f.Package[:4]
+	}
+	return "http://deb.debian.org/debian/pool/main/" + prefix + "/" + f.Package + "/" + f.Name
+}
+
+// CacheRoot is $FAULTLINE_TEST_CACHE (default ~/.cache/faultline-test).
+func CacheRoot() (string, error) {
+	if root := os.Getenv("FAULTLINE_TEST_CACHE"); root != "" {
+		return root, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "faultline-test"), nil
+}
+
+// Fetch returns the path of the file in the test cache
+// (debian-sources/SHA256-NAME, what .ci/install.d/upstreams.sh fetches),
+// downloading it when it is missing: three tries, a minute each, the
+// SHA-256 checked before the file is kept.
+func (f DebianFile) Fetch() (string, error) {
+	root, err := CacheRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, "debian-sources")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, f.SHA256+"-"+f.Name)
+	if sum, err := fileSHA256(path); err == nil && sum == f.SHA256 {
+		return path, nil
+	}
+	var last error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * 5 * time.Second)
+		}
+		if last = download(f.poolURL(), path+".part"); last != nil {
+			continue
+		}
+		sum, err := fileSHA256(path + ".part")
+		if err != nil || sum != f.SHA256 {
+			last = fmt.Errorf("%s: SHA-256 %s, Sources says %s (%v)", f.poolURL(), sum, f.SHA256, err)
+			continue
+		}
+		return path, os.Rename(path+".part", path)
+	}
+	os.Remove(path + ".part")
+	return "", fmt.Errorf("fetching %s: %w", f.poolURL(), last)
+}
+
+func download(url, dest string) error {
+	c := &http.Client{Timeout: time.Minute}
+	resp, err := c.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	out, err := os.Create(dest)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, io.LimitReader(resp.Body, 256<<20)); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
