@@ -41,7 +41,11 @@ var errNotThisFormat = errors.New("not this format")
 // openInput reads an opened dump with the first format that takes it.
 func openInput(in *input.Input, opt Options) (*Session, error) {
 	if len(in.Head) == 0 {
-		return nil, fmt.Errorf("%s is empty: there is no dump to read", in.Name)
+		name := in.Name
+		if name == "-" {
+			name = "standard input"
+		}
+		return nil, fmt.Errorf("%s is empty: there is no dump to read", name)
 	}
 	for _, f := range formats {
 		if !f.sniff(in.Head) {

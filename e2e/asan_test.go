@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +29,28 @@ func TestAnalyzeCoreWithASanLog(t *testing.T) {
 	}
 	r := faultline(t, invocation{dir: dir}, "analyze", "--format", "json", "--exe", bin, "core", "asan.log")
 	wantExit(t, r, 0)
-	wantContains(t, "crash model", r.stdout, `"kind": "use-after-free"`, `"bug": "heap-use-after-free"`, `"freedAt": "main (asan.c:`)
+	freed := fmt.Sprintf(`"freedAt": "main (asan.c:%d)"`, lineOf(t, src, "free(r);"))
+	wantContains(t, "crash model", r.stdout, `"kind": "use-after-free"`, `"bug": "heap-use-after-free"`, freed)
+}
+
+// lineOf is the line number of the only line of file that contains text.
+func lineOf(t *testing.T, file, text string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := 0
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, text) {
+			if line != 0 {
+				t.Fatalf("%s: %q on lines %d and %d", file, text, line, i+1)
+			}
+			line = i + 1
+		}
+	}
+	if line == 0 {
+		t.Fatalf("%s has no line with %q", file, text)
+	}
+	return line
 }
