@@ -89,7 +89,15 @@ func (a *analyzer) misalignedVector(f *fault) bool {
 	a.cls.Kind = model.KindMisaligned
 	a.evidence("`%s` needs its %d-byte memory operand aligned to %d bytes, and the effective address %#x is %d mod %d: the CPU raised a general-protection fault (SIGSEGV, SI_KERNEL), not a page fault",
 		op, f.size, f.size, f.ea, f.ea%width, width)
-	a.cls.Summary = fmt.Sprintf("Misaligned SSE access in %s: `%s` needs a %d-byte-aligned address and got %#x (%d mod %d); align the buffer (alignas(%d), aligned_alloc) or use an unaligned load or store (movupd, _mm_loadu_pd).",
-		a.where(), op, f.size, f.ea, f.ea%width, width, f.size)
+	unit, intrinsic := "SSE", "_mm_loadu_pd"
+	if strings.HasPrefix(op, "v") {
+		unit, intrinsic = "AVX", map[int]string{16: "_mm_loadu_pd", 32: "_mm256_loadu_pd", 64: "_mm512_loadu_pd"}[f.size]
+	}
+	unaligned := strings.NewReplacer("movaps", "movups", "movapd", "movupd", "movdqa", "movdqu").Replace(op)
+	if unaligned == op {
+		unaligned = "movupd"
+	}
+	a.cls.Summary = fmt.Sprintf("Misaligned %s access in %s: `%s` needs a %d-byte-aligned address and got %#x (%d mod %d); align the buffer (alignas(%d), aligned_alloc) or use an unaligned load or store (%s, %s).",
+		unit, a.where(), op, f.size, f.ea, f.ea%width, width, f.size, unaligned, intrinsic)
 	return true
 }

@@ -40,6 +40,8 @@ func TestKindCulpritSummary(t *testing.T) {
 			summary: []string{"Write to read-only memory (.rodata) in shout (kinds.c:", "string literal"}},
 		"sse": {kind: model.KindMisaligned, culprit: "sum4", gdb: true,
 			summary: []string{"Misaligned SSE access in sum4 (kinds.c:", "`movapd` needs a 16-byte-aligned address", "8 mod 16"}},
+		"avx": {kind: model.KindMisaligned, culprit: "sum8", gdb: true,
+			summary: []string{"Misaligned AVX access in sum8 (kinds.c:", "`vmovapd` needs a 32-byte-aligned address", "16 mod 32", "vmovupd, _mm256_loadu_pd"}},
 		"seccomp": {kind: model.KindForbiddenSyscall, culprit: "parent_of_worker", gdb: true,
 			summary: []string{"seccomp filter refused getppid (x86_64 system call 110), made from parent_of_worker (kinds.c:"}},
 		"xcpu": {kind: model.KindResourceLimit, culprit: "spin", summary: []string{"CPU time limit exceeded", "spin (kinds.c:"}},

@@ -5,6 +5,7 @@
 //   dlclose LIB       a call into a library unloaded with dlclose (run_plugin)
 //   rodata            a write to a string literal (shout)
 //   sse               movapd on an address 8 mod 16 (sum4)
+//   avx               vmovapd on an address 16 mod 32 (sum8)
 //   seccomp           getppid refused by a SECCOMP_RET_TRAP filter (parent_of_worker)
 //   xcpu              a busy loop past RLIMIT_CPU (spin)
 //   xfsz              writes past RLIMIT_FSIZE (write_log)
@@ -16,7 +17,7 @@
 //   wildstr           strlen of a wild pointer (item_len, called by process)
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <emmintrin.h>
+#include <immintrin.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -56,6 +57,14 @@ __attribute__((noinline)) double sum4(const double *p) {
 	__m128d v = _mm_load_pd(p);
 	v = _mm_add_pd(v, _mm_load_pd(p + 2));
 	return _mm_cvtsd_f64(v) + _mm_cvtsd_f64(_mm_unpackhi_pd(v, v));
+}
+
+__attribute__((noinline, target("avx"))) double sum8(const double *p) {
+	__m256d v = _mm256_load_pd(p);
+	v = _mm256_add_pd(v, _mm256_load_pd(p + 4));
+	double out[4];
+	_mm256_storeu_pd(out, v);
+	return out[0] + out[1] + out[2] + out[3];
 }
 
 static void deny_getppid(void) {
@@ -179,6 +188,13 @@ int main(int argc, char **argv) {
 		for (int i = 0; i < 8; i++)
 			buf[i] = i;
 		printf("%f\n", sum4(buf + 1));
+		return 0;
+	}
+	if (strcmp(mode, "avx") == 0) {
+		double *buf = aligned_alloc(32, 128);
+		for (int i = 0; i < 16; i++)
+			buf[i] = i;
+		printf("%f\n", sum8(buf + 2));
 		return 0;
 	}
 	if (strcmp(mode, "seccomp") == 0) {
