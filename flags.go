@@ -45,7 +45,7 @@ func (o *openFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.offline, "offline", false, "no network: no debuginfod, no git fetches (sources uses only its cache)")
 	fs.Var(&o.debuginfod, "debuginfod", "debuginfod server URL (default: $DEBUGINFOD_URLS); repeatable")
 	fs.StringVar(&o.debuginfodCache, "debuginfod-cache", "", "debuginfod download cache (default: $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client)")
-	fs.DurationVar(&o.debuginfodTimeout, "debuginfod-timeout", 0, "per-request debuginfod timeout (default: $DEBUGINFOD_TIMEOUT seconds or 10s)")
+	fs.DurationVar(&o.debuginfodTimeout, "debuginfod-timeout", 0, "skip a debuginfod server that sends less than 100 KiB a second for this long (default: $DEBUGINFOD_TIMEOUT seconds or 10s)")
 	fs.Int64Var(&o.maxDecompressed, "max-decompressed", input.MaxPlainBytes, "bytes a compressed dump (or stdin) may inflate to in $TMPDIR")
 	fs.StringVar(&o.indexCache, "index-cache", "", "persistent cache of decompressed debug sections, DIR or off (default: $FAULTLINE_INDEX_CACHE or $XDG_CACHE_HOME/faultline/index)")
 }

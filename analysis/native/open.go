@@ -34,7 +34,8 @@ type Options struct {
 	// DebuginfodCache is the download cache; "" means
 	// $DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client.
 	DebuginfodCache string
-	// DebuginfodTimeout bounds each request (0: $DEBUGINFOD_TIMEOUT, else 10s).
+	// DebuginfodTimeout is the low-speed time of each request: a server under
+	// 100 KiB a second for this long is skipped (0: $DEBUGINFOD_TIMEOUT, else 10s).
 	DebuginfodTimeout time.Duration
 	// MaxFrames bounds each thread's unwind (default unwind.DefaultMaxFrames).
 	MaxFrames int

@@ -25,19 +25,24 @@ import (
 // CACHE/BUILDID/source#PATH#WITH#SLASHES#ESCAPED), so that faultline, gdb
 // and eu-stack share one cache.
 //
-// A server that fails at the connection level or does not answer within
-// Timeout is marked down and not asked again by this client: a server that
-// is down or slow costs one timeout per session, not one per module.
-// Fetch is safe for concurrent use; concurrent fetches of one artifact
-// share one request.
+// A server that fails at the connection level, or sends less than 100 KiB
+// a second for Timeout (elfutils' DEBUGINFOD_TIMEOUT), is marked down and
+// not asked again by this client: a server that is down or slow costs one
+// timeout per session, not one per module. All the downloads of one client
+// (one dump) together stop after Total. Fetch is safe for concurrent use;
+// concurrent fetches of one artifact share one request.
 type Debuginfod struct {
 	// URLs are the servers, tried in order (DEBUGINFOD_URLS).
 	URLs []string
 	// CacheDir holds downloaded files (DEBUGINFOD_CACHE_PATH, else
 	// $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client).
 	CacheDir string
-	// Timeout bounds each request until the response headers arrive and each
-	// pause in the body (DEBUGINFOD_TIMEOUT seconds; default 10s).
+	// Timeout is elfutils' DEBUGINFOD_TIMEOUT (seconds; default 10s here,
+	// 90 s in elfutils): a server whose transfer, from the request on, stays
+	// under 100 KiB a second for this long is skipped and marked down
+	// (debuginfod-client.c: CURLOPT_LOW_SPEED_LIMIT 100*1024 for
+	// CURLOPT_LOW_SPEED_TIME timeout). A server that drips bytes is cut off
+	// after Timeout, not kept alive by each byte.
 	Timeout time.Duration
 	// MaxSize caps one download (DEBUGINFOD_MAXSIZE; default 4 GiB).
 	MaxSize int64
@@ -45,9 +50,14 @@ type Debuginfod struct {
 	Progress func(message string)
 	// MaxTime bounds one download from its request to its last byte
 	// (DEBUGINFOD_MAXTIME seconds; default DefaultDebuginfodMaxTime): a
-	// server that keeps a download alive by dripping bytes, re-arming
-	// Timeout's stall timer forever, is cut off and marked down.
+	// server fast enough for Timeout's rule but never done is cut off and
+	// marked down.
 	MaxTime time.Duration
+	// Total bounds all the downloads of this client together, from its
+	// first request (FAULTLINE_DEBUGINFOD_TOTAL seconds; default
+	// DefaultDebuginfodTotal): a client serves one dump, so a dump whose
+	// hundreds of modules each meet a slow server costs at most Total.
+	Total time.Duration
 	// Headers are added to every request (DEBUGINFOD_HEADERS_FILE: one
 	// "Name: value" per line, as elfutils reads it).
 	Headers http.Header
@@ -62,6 +72,7 @@ type Debuginfod struct {
 	mu       sync.Mutex
 	down     map[string]error
 	inflight map[string]*fetchCall
+	deadline time.Time // first request + Total
 }
 
 type fetchCall struct {
@@ -77,8 +88,17 @@ var ErrNotFound = errors.New("not found on any debuginfod server")
 const (
 	DefaultDebuginfodTimeout = 10 * time.Second
 	DefaultDebuginfodMaxTime = 5 * time.Minute
+	DefaultDebuginfodTotal   = 10 * time.Minute
 	defaultMaxSize           = 4 << 30
 )
+
+// lowSpeedLimit is elfutils' progress rule for DEBUGINFOD_TIMEOUT: "a
+// server that fails to provide at least 100K of data within this many
+// seconds is skipped" (debuginfod-client-config(7)).
+const lowSpeedLimit = 100 << 10
+
+// ErrBudgetSpent is returned once a client's Total is spent.
+var ErrBudgetSpent = errors.New("debuginfod time for this dump spent")
 
 // NewDebuginfodFromEnv configures a client from the environment as elfutils
 // does: DEBUGINFOD_URLS (space-separated) and the settings NewDebuginfod
@@ -104,6 +124,9 @@ func NewDebuginfod(urls []string) *Debuginfod {
 	}
 	if s, err := strconv.Atoi(os.Getenv("DEBUGINFOD_MAXTIME")); err == nil && s > 0 {
 		d.MaxTime = time.Duration(s) * time.Second
+	}
+	if s, err := strconv.Atoi(os.Getenv("FAULTLINE_DEBUGINFOD_TOTAL")); err == nil && s > 0 {
+		d.Total = time.Duration(s) * time.Second
 	}
 	if f := os.Getenv("DEBUGINFOD_HEADERS_FILE"); f != "" {
 		d.Headers = readHeadersFile(f)
@@ -254,10 +277,18 @@ func (d *Debuginfod) download(ctx context.Context, id, kind, source, cached stri
 
 // get downloads one URL into cached (atomically, through a temporary file).
 func (d *Debuginfod) get(parent context.Context, server, u, cached string) (string, error) {
-	dl := &download{d: d, parent: parent, server: server, u: u}
+	dl := &download{d: d, parent: parent, server: server, u: u, start: time.Now()}
 	dl.timeout, dl.maxTime, dl.maxSize = d.limits()
+	budget, ok := d.budgetDeadline(dl.start)
+	if !ok {
+		return "", fmt.Errorf("%s: %w (%v, FAULTLINE_DEBUGINFOD_TOTAL)", u, ErrBudgetSpent, d.total())
+	}
+	deadline := dl.start.Add(dl.maxTime)
+	if budget.Before(deadline) {
+		deadline, dl.byBudget = budget, true
+	}
 	var cancel context.CancelFunc
-	dl.ctx, cancel = context.WithTimeout(parent, dl.maxTime)
+	dl.ctx, cancel = context.WithDeadline(parent, deadline)
 	defer cancel()
 	req, err := http.NewRequestWithContext(dl.ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -267,9 +298,9 @@ func (d *Debuginfod) get(parent context.Context, server, u, cached string) (stri
 		req.Header[k] = vs
 	}
 	req.Header.Set("User-Agent", "faultline")
-	// The timer bounds the wait for headers, then each stall of the body.
-	dl.timer = time.AfterFunc(dl.timeout, func() { dl.timedOut.Store(true); cancel() })
-	defer dl.timer.Stop()
+	stop := make(chan struct{})
+	defer close(stop)
+	go dl.watchSpeed(stop, cancel)
 	resp, err := dl.do(req)
 	if err != nil {
 		return "", err
@@ -285,7 +316,25 @@ func (d *Debuginfod) get(parent context.Context, server, u, cached string) (stri
 	return cached, nil
 }
 
-// limits are the client's per-stall timeout, time for a whole download and
+// budgetDeadline is when the client's Total ends (counted from its first
+// request) and whether now is before it.
+func (d *Debuginfod) budgetDeadline(now time.Time) (time.Time, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.deadline.IsZero() {
+		d.deadline = now.Add(d.total())
+	}
+	return d.deadline, now.Before(d.deadline)
+}
+
+func (d *Debuginfod) total() time.Duration {
+	if d.Total > 0 {
+		return d.Total
+	}
+	return DefaultDebuginfodTotal
+}
+
+// limits are the client's low-speed time, time for a whole download and
 // largest answer, defaults filled in.
 func (d *Debuginfod) limits() (timeout, maxTime time.Duration, maxSize int64) {
 	timeout, maxTime, maxSize = d.Timeout, d.MaxTime, d.MaxSize
@@ -301,15 +350,63 @@ func (d *Debuginfod) limits() (timeout, maxTime time.Duration, maxSize int64) {
 	return timeout, maxTime, maxSize
 }
 
-// download is one GET of get, bounded in time and size.
+// download is one GET of get, bounded in time, speed and size.
 type download struct {
 	d                *Debuginfod
-	parent, ctx      context.Context // the caller's; the one bounded by maxTime
+	parent, ctx      context.Context // the caller's; the one bounded by maxTime and Total
 	server, u        string
+	start            time.Time
 	timeout, maxTime time.Duration
 	maxSize          int64
-	timer            *time.Timer // cancels ctx after timeout without progress
-	timedOut         atomic.Bool
+	byBudget         bool         // ctx ends with the client's Total, before maxTime
+	received         atomic.Int64 // body bytes so far
+	answered         atomic.Bool  // the response headers arrived
+	tooSlow          atomic.Bool  // watchSpeed cancelled ctx
+}
+
+// speedWindow is how far back the transfer speed is measured (curl's
+// current speed averages the last 5 seconds).
+const speedWindow = 5 * time.Second
+
+// watchSpeed cancels the download once its speed, measured over the last
+// speedWindow, has stayed under lowSpeedLimit for the timeout, counted
+// from the request: curl's low-speed check, as elfutils sets it up for
+// DEBUGINFOD_TIMEOUT. A server that never answers, or drips a byte now and
+// then, is cut off after the timeout.
+func (dl *download) watchSpeed(stop <-chan struct{}, cancel func()) {
+	tick := time.NewTicker(max(min(time.Second, dl.timeout/4), 10*time.Millisecond))
+	defer tick.Stop()
+	type sample struct {
+		at time.Time
+		n  int64
+	}
+	samples := []sample{{dl.start, 0}}
+	slowSince := dl.start
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			n := dl.received.Load()
+			samples = append(samples, sample{now, n})
+			for len(samples) > 2 && now.Sub(samples[1].at) >= speedWindow {
+				samples = samples[1:]
+			}
+			old := samples[0]
+			if float64(n-old.n) >= lowSpeedLimit*now.Sub(old.at).Seconds() {
+				slowSince = time.Time{}
+				continue
+			}
+			if slowSince.IsZero() {
+				slowSince = now
+			}
+			if now.Sub(slowSince) >= dl.timeout {
+				dl.tooSlow.Store(true)
+				cancel()
+				return
+			}
+		}
+	}
 }
 
 // do sends the request and returns the answer if it is a 200 of an
@@ -324,14 +421,12 @@ func (dl *download) do(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		if dl.timedOut.Load() {
-			err = fmt.Errorf("no answer within %v", dl.timeout)
-		}
-		if dl.parent.Err() == nil {
+		if err = dl.why(err); dl.parent.Err() == nil && !errors.Is(err, ErrBudgetSpent) {
 			dl.d.markDown(dl.server, err)
 		}
 		return nil, fmt.Errorf("%s: %w", dl.server, err)
 	}
+	dl.answered.Store(true)
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		err = ErrNotFound
@@ -347,8 +442,24 @@ func (dl *download) do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// why names the limit that ended a download that failed with err.
+func (dl *download) why(err error) error {
+	switch {
+	case dl.tooSlow.Load() && !dl.answered.Load():
+		return fmt.Errorf("no answer within %v", dl.timeout)
+	case dl.tooSlow.Load():
+		return fmt.Errorf("less than 100 KiB a second for %v (DEBUGINFOD_TIMEOUT)", dl.timeout)
+	case dl.parent.Err() == nil && dl.ctx.Err() != nil && dl.byBudget:
+		return fmt.Errorf("%w (%v, FAULTLINE_DEBUGINFOD_TOTAL)", ErrBudgetSpent, dl.d.total())
+	case dl.parent.Err() == nil && dl.ctx.Err() != nil:
+		return fmt.Errorf("download not done within %v (DEBUGINFOD_MAXTIME)", dl.maxTime)
+	}
+	return err
+}
+
 // save writes body into cached through a temporary file and returns its
-// size. A stalled or too slow download marks the server down.
+// size. A download too slow for the timeout, or not done within
+// DEBUGINFOD_MAXTIME, marks the server down.
 func (dl *download) save(body io.Reader, cached string) (int64, error) {
 	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
 		return 0, err
@@ -358,17 +469,12 @@ func (dl *download) save(body io.Reader, cached string) (int64, error) {
 		return 0, err
 	}
 	defer os.Remove(tmp.Name())
-	n, err := io.Copy(tmp, &stallReader{r: io.LimitReader(body, dl.maxSize+1), timer: dl.timer, timeout: dl.timeout})
+	n, err := io.Copy(tmp, &countingReader{r: io.LimitReader(body, dl.maxSize+1), n: &dl.received})
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		switch {
-		case dl.timedOut.Load():
-			err = fmt.Errorf("download stalled for %v", dl.timeout)
-			dl.d.markDown(dl.server, err)
-		case dl.parent.Err() == nil && dl.ctx.Err() != nil:
-			err = fmt.Errorf("download not done within %v (DEBUGINFOD_MAXTIME)", dl.maxTime)
+		if err = dl.why(err); dl.parent.Err() == nil && dl.ctx.Err() != nil && !errors.Is(err, ErrBudgetSpent) {
 			dl.d.markDown(dl.server, err)
 		}
 		return 0, fmt.Errorf("%s: %w", dl.u, err)
@@ -385,17 +491,14 @@ func (dl *download) save(body io.Reader, cached string) (int64, error) {
 	return n, nil
 }
 
-// stallReader re-arms the stall timer on every read that makes progress.
-type stallReader struct {
-	r       io.Reader
-	timer   *time.Timer
-	timeout time.Duration
+// countingReader adds the bytes it reads to n (the speed watch reads it).
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
 }
 
-func (s *stallReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if n > 0 {
-		s.timer.Reset(s.timeout)
-	}
-	return n, err
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }

@@ -18,12 +18,19 @@ import (
 
 func analyzeWithDebuginfod(t *testing.T, h http.Handler, env ...string) (boundtest.Result, string) {
 	t.Helper()
+	return analyzeWithDebuginfodArgs(t, h, nil, env...)
+}
+
+// analyzeWithDebuginfodArgs is analyzeWithDebuginfod with more analyze
+// flags.
+func analyzeWithDebuginfodArgs(t *testing.T, h http.Handler, flags []string, env ...string) (boundtest.Result, string) {
+	t.Helper()
 	srv := httptest.NewServer(h) // 127.0.0.1
 	t.Cleanup(srv.Close)
 	exe, _ := linkedDemo(t, "demo.debug")
 	cache := t.TempDir()
-	r := boundtest.Run(t, boundtest.Cmd{Args: []string{"analyze", "--json", "--debuginfod", srv.URL, "--debuginfod-cache", cache,
-		"--exe", exe, "../../../testdata/native/cores/demo.core.gz"}, Env: env,
+	args := append([]string{"analyze", "--json", "--debuginfod", srv.URL, "--debuginfod-cache", cache}, flags...)
+	r := boundtest.Run(t, boundtest.Cmd{Args: append(args, "--exe", exe, "../../../testdata/native/cores/demo.core.gz"), Env: env,
 		Limits: boundtest.Limits{Wall: 40 * time.Second, RSSKiB: 1 << 20}})
 	if r.Killed != "" || r.Exit != 0 {
 		t.Fatalf("%v\n%s", r, r.Stderr)
@@ -38,10 +45,9 @@ func analyzeWithDebuginfod(t *testing.T, h http.Handler, env ...string) (boundte
 	return r, strings.Join(msgs, "\n")
 }
 
-// TestBoundDebuginfodDrip: a server that drips one byte every 2 s (under
-// the 10 s stall timeout) is cut off by DEBUGINFOD_MAXTIME.
-func TestBoundDebuginfodDrip(t *testing.T) {
-	drip := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// dripping sends one byte every period until the client hangs up.
+func dripping(period time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		for {
 			if _, err := w.Write([]byte{0x7f}); err != nil {
@@ -51,16 +57,68 @@ func TestBoundDebuginfodDrip(t *testing.T) {
 			select {
 			case <-r.Context().Done():
 				return
-			case <-time.After(2 * time.Second):
+			case <-time.After(period):
 			}
 		}
 	})
-	r, problems := analyzeWithDebuginfod(t, drip, "DEBUGINFOD_MAXTIME=3")
+}
+
+// streaming sends 64 KiB every 250 ms (256 KiB a second, above elfutils'
+// 100 KiB a second) and never ends.
+func streaming() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		buf := make([]byte, 64<<10)
+		for {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	})
+}
+
+// TestBoundDebuginfodDrip (issue 24 item 11): a server that drips one
+// byte a second is cut off after --debuginfod-timeout 2s, as elfutils cuts
+// off a server that has not sent 100 KiB within DEBUGINFOD_TIMEOUT
+// seconds. Each byte used to re-arm a stall timer, so only
+// DEBUGINFOD_MAXTIME (5 minutes) ended the request.
+func TestBoundDebuginfodDrip(t *testing.T) {
+	r, problems := analyzeWithDebuginfodArgs(t, dripping(time.Second), []string{"--debuginfod-timeout", "2s"})
+	if !strings.Contains(problems, "less than 100 KiB a second for 2s") {
+		t.Errorf("no problem says the server sent less than 100 KiB a second for 2 s:\n%s", problems)
+	}
+	if r.Wall > 12*time.Second {
+		t.Errorf("bound: wall <= 12 s with --debuginfod-timeout 2s; got %v", r)
+	}
+}
+
+// TestBoundDebuginfodMaxTime: a server fast enough for the timeout rule
+// that never ends its answer is cut off by DEBUGINFOD_MAXTIME.
+func TestBoundDebuginfodMaxTime(t *testing.T) {
+	r, problems := analyzeWithDebuginfod(t, streaming(), "DEBUGINFOD_MAXTIME=3", "DEBUGINFOD_TIMEOUT=2")
 	if !strings.Contains(problems, "DEBUGINFOD_MAXTIME") {
 		t.Errorf("no problem names DEBUGINFOD_MAXTIME:\n%s", problems)
 	}
-	if r.Wall > 20*time.Second {
-		t.Errorf("bound: wall <= 12 s with DEBUGINFOD_MAXTIME=3; got %v", r)
+	if r.Wall > 15*time.Second {
+		t.Errorf("bound: wall <= 15 s with DEBUGINFOD_MAXTIME=3; got %v", r)
+	}
+}
+
+// TestBoundDebuginfodTotal: the same server with a long DEBUGINFOD_MAXTIME
+// is cut off by the dump's total debuginfod time.
+func TestBoundDebuginfodTotal(t *testing.T) {
+	r, problems := analyzeWithDebuginfod(t, streaming(), "DEBUGINFOD_MAXTIME=120", "FAULTLINE_DEBUGINFOD_TOTAL=3")
+	if !strings.Contains(problems, "FAULTLINE_DEBUGINFOD_TOTAL") {
+		t.Errorf("no problem names FAULTLINE_DEBUGINFOD_TOTAL:\n%s", problems)
+	}
+	if r.Wall > 15*time.Second {
+		t.Errorf("bound: wall <= 15 s with FAULTLINE_DEBUGINFOD_TOTAL=3; got %v", r)
 	}
 }
 
