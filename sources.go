@@ -209,7 +209,7 @@ func printComponent(w io.Writer, c gitsrc.Component) {
 	}
 	if v := c.Verification; v != nil {
 		if v.Verified {
-			fmt.Fprintf(w, "      checkout verified against the binary: %d frame files%s\n", v.Files, md5Note(v.MD5))
+			fmt.Fprintf(w, "      checkout verified against the binary: %d frame files, %d function declarations%s\n", v.Files, v.Functions, md5Note(v.MD5))
 		} else {
 			fmt.Fprintf(w, "      checkout UNVERIFIED: %s\n", strings.Join(v.Mismatches, "; "))
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/gitsrc/gitdiff"
 	"github.com/faultline-dev/faultline/gitsrc/linemd5"
+	"github.com/faultline-dev/faultline/gitsrc/srcfunc"
 )
 
 // Verification says whether a component's checkout holds the source its
@@ -19,9 +20,12 @@ type Verification struct {
 	// the DWARF 5 line tables give an MD5 for has that MD5.
 	Verified bool `json:"verified"`
 	// Files counts the distinct frame files checked, MD5 those of them
-	// compared by digest.
-	Files int `json:"files"`
-	MD5   int `json:"md5,omitempty"`
+	// compared by digest; Functions counts the frames' functions whose
+	// declaration line in the binary (DW_AT_decl_line) was found declaring
+	// them in the checkout.
+	Files     int `json:"files"`
+	MD5       int `json:"md5,omitempty"`
+	Functions int `json:"functions,omitempty"`
 	// Mismatches say what differs (wrong tag, local patches).
 	Mismatches []string `json:"mismatches,omitempty"`
 }
@@ -59,8 +63,14 @@ func verifyComponents(c *analysis.Crash, comps []*component, frames []FrameSourc
 	return problems
 }
 
+// maxDeclChecks bounds the functions whose declaration is looked up in
+// the binary for one component (each reads the module's DWARF again).
+const maxDeclChecks = 32
+
 // verifier checks one component's frames, each file once.
 type verifier struct {
+	crash   *analysis.Crash
+	decls   map[string]bool
 	comp    *component
 	blobs   map[string]*treeFile
 	digests map[string]map[string][16]byte // module → compiled path → MD5
@@ -72,7 +82,7 @@ type verifier struct {
 
 // verifyComponent checks the component's frames against its checkout.
 func verifyComponent(c *analysis.Crash, comp *component, mapped map[[2]int]FrameSource, sysroot string) *Verification {
-	vf := &verifier{comp: comp, blobs: map[string]*treeFile{}, digests: map[string]map[string][16]byte{},
+	vf := &verifier{crash: c, decls: map[string]bool{}, comp: comp, blobs: map[string]*treeFile{}, digests: map[string]map[string][16]byte{},
 		sysroot: sysroot, modules: map[string]*analysis.Module{}, seen: map[string]bool{}, v: &Verification{}}
 	for i := range comp.files {
 		vf.blobs[comp.files[i].path] = &comp.files[i]
@@ -94,7 +104,7 @@ func verifyComponent(c *analysis.Crash, comp *component, mapped map[[2]int]Frame
 			if ok && fs.Component != "" && fs.Component != comp.Name {
 				continue // another component's file
 			}
-			vf.frame(f, fs, ok && fs.Component == comp.Name)
+			vf.frame(t.ID, f, fs, ok && fs.Component == comp.Name)
 		}
 	}
 	vf.v.Verified = len(vf.v.Mismatches) == 0
@@ -112,7 +122,7 @@ func systemHeader(p string) bool {
 
 // frame checks one frame: its file is in the checkout, its line inside
 // the file, and the file's MD5 (where the line table gives one) matches.
-func (vf *verifier) frame(f analysis.Frame, fs FrameSource, mapped bool) {
+func (vf *verifier) frame(tid int, f analysis.Frame, fs FrameSource, mapped bool) {
 	where := fmt.Sprintf("frame #%d %s", f.Index, f.Function)
 	key := f.Module + "\x00" + f.File
 	first := !vf.seen[key]
@@ -134,9 +144,11 @@ func (vf *verifier) frame(f analysis.Frame, fs FrameSource, mapped bool) {
 	if err != nil {
 		return
 	}
-	if n := len(gitdiff.SplitLines(content)); f.Line > n {
+	lines := gitdiff.SplitLines(content)
+	if n := len(lines); f.Line > n {
 		vf.mismatch("%s:%d (%s) is past the end of %s at %s (%d lines)", fs.Path, f.Line, where, fs.Path, vf.comp.Revision, n)
 	}
+	vf.declaration(tid, f, fs, lines)
 	if !first {
 		return
 	}
@@ -145,6 +157,55 @@ func (vf *verifier) frame(f analysis.Frame, fs FrameSource, mapped bool) {
 		if got := md5.Sum([]byte(content)); got != want {
 			vf.mismatch("%s at %s has MD5 %x, the binary was compiled from %x", fs.Path, vf.comp.Revision, got, want)
 		}
+	}
+}
+
+// declaration checks that the line the binary says the frame's function
+// is declared on (DW_AT_decl_line, analysis.FunctionExtent) declares it in
+// the checkout: the line names the function. A checkout of another
+// release, or with local patches above the function, has other text there.
+// Where the function's name is nowhere else in the file either (a function
+// a macro defines), nothing is claimed.
+func (vf *verifier) declaration(tid int, f analysis.Frame, fs FrameSource, lines []string) {
+	name := srcfunc.ShortName(f.Function)
+	key := f.Module + "\x00" + f.File + "\x00" + f.Function
+	if name == "" || vf.decls[key] || len(vf.decls) >= maxDeclChecks {
+		return
+	}
+	vf.decls[key] = true
+	ext, ok := analysis.FunctionExtent(vf.crash, tid, f.Index)
+	if !ok || ext.DeclLine <= 0 || filepath.Base(ext.File) != filepath.Base(f.File) {
+		return
+	}
+	if ext.DeclLine <= len(lines) && containsWord(lines[ext.DeclLine-1], name) {
+		vf.v.Functions++
+		return
+	}
+	for _, l := range lines {
+		if containsWord(l, name) {
+			vf.mismatch("%s() is declared at line %d of %s in the binary, but that line of %s at %s does not declare it",
+				name, ext.DeclLine, filepath.Base(f.File), fs.Path, vf.comp.Revision)
+			return
+		}
+	}
+}
+
+// containsWord reports whether line holds name as a whole identifier.
+func containsWord(line, name string) bool {
+	ident := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(line[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !ident(line[j-1])) && (end == len(line) || !ident(line[end])) {
+			return true
+		}
+		i = j + 1
 	}
 }
 
