@@ -28,17 +28,19 @@ func addFileSeeds(f *testing.F, glob string) {
 func FuzzParseCubin(f *testing.F) {
 	addFileSeeds(f, "../../testdata/cuda/cubins/rdc_*.cubin")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := ParseCubin(b)
-		if err != nil {
-			return
-		}
-		for _, fn := range c.Functions() {
-			c.Resolve(fmt.Sprintf("%s+%#x", fn.Section, fn.Offset))
-			if fn.Size > 0 {
-				c.Resolve(fmt.Sprintf("%s+%#x", fn.Section, fn.Offset+fn.Size-1))
+		fuzzbudget.Check(t, len(b), fuzzbudget.Default, func() {
+			c, err := ParseCubin(b)
+			if err != nil {
+				return
 			}
-			c.LookupAddress(fn.Addr)
-		}
+			for _, fn := range c.Functions() {
+				c.Resolve(fmt.Sprintf("%s+%#x", fn.Section, fn.Offset))
+				if fn.Size > 0 {
+					c.Resolve(fmt.Sprintf("%s+%#x", fn.Section, fn.Offset+fn.Size-1))
+				}
+				c.LookupAddress(fn.Addr)
+			}
+		})
 	})
 }
 
@@ -58,19 +60,21 @@ func FuzzLineProgram(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tables, _ := parseLineTables(b)
-		c := &Cubin{debugStr: []byte("_Z1fv\x00_Z1gv\x00"), lines: map[int][]*placedSeq{}}
-		c.repairNameBases(tables)
-		for _, tab := range tables {
-			for si := range tab.sequences {
-				s := &tab.sequences[si]
-				ps := &placedSeq{table: tab, rows: s.rows, start: s.start, end: s.end}
-				c.lines[1] = []*placedSeq{ps}
-				for _, r := range s.rows {
-					c.chain(1, r.addr, "k", "k")
+		fuzzbudget.Check(t, len(b), fuzzbudget.Default, func() {
+			tables, _ := parseLineTables(b)
+			c := &Cubin{debugStr: []byte("_Z1fv\x00_Z1gv\x00"), lines: map[int][]*placedSeq{}}
+			c.repairNameBases(tables)
+			for _, tab := range tables {
+				for si := range tab.sequences {
+					s := &tab.sequences[si]
+					ps := &placedSeq{table: tab, rows: s.rows, start: s.start, end: s.end}
+					c.lines[1] = []*placedSeq{ps}
+					for _, r := range s.rows {
+						c.chain(1, r.addr, "k", "k")
+					}
 				}
 			}
-		}
+		})
 	})
 }
 

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // TestAgainstObjdump compiles memory-accessing code with gcc, lists it with
@@ -120,11 +122,13 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{0x67, 0x8b, 0x08})
 	f.Add([]byte{0x0f, 0x0b})
 	f.Fuzz(func(t *testing.T, code []byte) {
-		DecodeX86_64(code, 0x1000, map[string]uint64{"rax": 1, "rsp": 2}, nil)
-		Window(code, 0x1000, 0x1004, 8, nil)
-		if len(code) <= 64 {
-			CallArguments(code, 0x1000+uint64(len(code)))
-		}
+		fuzzbudget.Check(t, len(code), fuzzbudget.Default, func() {
+			DecodeX86_64(code, 0x1000, map[string]uint64{"rax": 1, "rsp": 2}, nil)
+			Window(code, 0x1000, 0x1004, 8, nil)
+			if len(code) <= 64 {
+				CallArguments(code, 0x1000+uint64(len(code)))
+			}
+		})
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // fuzzBase is where a fuzz input is mapped in the fake process.
@@ -59,26 +61,28 @@ func FuzzReadStacks(f *testing.F) {
 	f.Add(cookie, uint16(0), uint16(0))
 	f.Add([]byte{}, uint16(0), uint16(0))
 	f.Fuzz(func(t *testing.T, mem []byte, versionOff, codeTypeOff uint16) {
-		p := &fuzzProcess{mem: mem, syms: map[string]uint64{
-			"_PyRuntime":  fuzzBase,
-			"Py_Version":  fuzzBase + uint64(versionOff),
-			"PyCode_Type": fuzzBase + uint64(codeTypeOff),
-		}}
-		s, err := ReadStacks(p)
-		if err != nil {
-			if s != nil {
-				t.Fatalf("ReadStacks returned stacks with error %v", err)
+		fuzzbudget.Check(t, len(mem), fuzzbudget.Default, func() {
+			p := &fuzzProcess{mem: mem, syms: map[string]uint64{
+				"_PyRuntime":  fuzzBase,
+				"Py_Version":  fuzzBase + uint64(versionOff),
+				"PyCode_Type": fuzzBase + uint64(codeTypeOff),
+			}}
+			s, err := ReadStacks(p)
+			if err != nil {
+				if s != nil {
+					t.Fatalf("ReadStacks returned stacks with error %v", err)
+				}
+				return
 			}
-			return
-		}
-		if len(s.Threads) > maxInterpreters*maxThreads {
-			t.Fatalf("%d threads", len(s.Threads))
-		}
-		for _, th := range s.Threads {
-			if len(th.Frames) > maxFrames {
-				t.Fatalf("%d frames", len(th.Frames))
+			if len(s.Threads) > maxInterpreters*maxThreads {
+				t.Fatalf("%d threads", len(s.Threads))
 			}
-		}
+			for _, th := range s.Threads {
+				if len(th.Frames) > maxFrames {
+					t.Fatalf("%d frames", len(th.Frames))
+				}
+			}
+		})
 	})
 }
 
@@ -88,6 +92,8 @@ func FuzzLineAt(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, 1, 100)
 	f.Add([]byte{}, 0, 0)
 	f.Fuzz(func(t *testing.T, table []byte, first, addrq int) {
-		lineAt(table, first, addrq)
+		fuzzbudget.Check(t, len(table), fuzzbudget.Default, func() {
+			lineAt(table, first, addrq)
+		})
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/faultline-dev/faultline/analysis"
 	"github.com/faultline-dev/faultline/analysis/model"
 	"github.com/faultline-dev/faultline/analysis/report"
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // referenceJSON is what report.JSON must print: encoding/json's indented
@@ -102,9 +103,11 @@ func FuzzJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		c := &model.Crash{Threads: []model.Thread{{Name: s, Frames: []model.Frame{{Function: s, PC: s}}}}}
-		if got, want := streamedJSON(t, c), referenceJSON(t, c); !bytes.Equal(got, want) {
-			t.Fatalf("%q: streamed JSON differs:\n%s", s, firstDiff(string(got), string(want)))
-		}
+		fuzzbudget.Check(t, len(s), fuzzbudget.Default, func() {
+			c := &model.Crash{Threads: []model.Thread{{Name: s, Frames: []model.Frame{{Function: s, PC: s}}}}}
+			if got, want := streamedJSON(t, c), referenceJSON(t, c); !bytes.Equal(got, want) {
+				t.Fatalf("%q: streamed JSON differs:\n%s", s, firstDiff(string(got), string(want)))
+			}
+		})
 	})
 }

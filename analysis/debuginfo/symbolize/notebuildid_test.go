@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
+	"github.com/faultline-dev/faultline/internal/fuzzbudget"
 )
 
 // TestNoteBuildID: the build-id read from PT_NOTE with a few positioned
@@ -59,13 +60,15 @@ func FuzzNoteBuildID(f *testing.F) {
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(dir, "elf")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		id, ok := object.NoteBuildID(p)
-		if ok && len(id) == 0 {
-			t.Fatal("ok without a build-id")
-		}
+		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
+			p := filepath.Join(dir, "elf")
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			id, ok := object.NoteBuildID(p)
+			if ok && len(id) == 0 {
+				t.Fatal("ok without a build-id")
+			}
+		})
 	})
 }
