@@ -1,8 +1,11 @@
 package gitsrc
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,6 +77,96 @@ func TestVerifyZlibWrongTag(t *testing.T) {
 			if !u.Unverified {
 				t.Errorf("rule %s: the review of %s does not say it is unverified", rev, u.Path)
 			}
+		}
+	}
+}
+
+// TestZlibBackportedInDebian (issue 22 item 5's backports, on zlib's
+// real-release history): the crashed libz.so.1.2.11 installed as Debian's
+// zlib1g 1:1.2.11.dfsg-2+deb11u2, whose real changelog (from Debian's
+// source package) quotes the subjects of upstream's two inflate() fixes.
+// With no configuration the review since v1.2.11 marks exactly those two
+// as backported in that upload, and --fix answers the fix's commit and its
+// CVE id as included, though v1.2.11's history lacks them.
+func TestZlibBackportedInDebian(t *testing.T) {
+	z, err := gitsrctest.Zlib()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop, err := gitsrctest.StartDaemon(filepath.Join(z.Dir, "srv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(gitconfig, []byte("[url \""+url+"\"]\n\tinsteadOf = https://github.com/madler/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	patches, err := gitsrctest.DebianFile{Package: "zlib", Name: "zlib_1.2.11.dfsg-2+deb11u2.debian.tar.xz",
+		SHA256: "c19794df214f0c2571b19f7dea853c066410232abe9f0ddad77231fabccde0da"}.Fetch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	changelog, err := exec.Command("tar", "-xJOf", patches, "debian/changelog").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const version = "1:1.2.11.dfsg-2+deb11u2"
+	root := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(changelog)
+	zw.Close()
+	putFile(t, root, "usr/share/doc/zlib1g/changelog.Debian.gz", gz.Bytes())
+	putFile(t, root, "var/lib/dpkg/status", []byte("Package: zlib1g\nStatus: install ok installed\nArchitecture: amd64\nSource: zlib\nVersion: "+version+"\n\n"))
+	putFile(t, root, "var/lib/dpkg/info/zlib1g:amd64.list", []byte(z.Lib+"\n"))
+	c, err := analysis.Open(z.Core, analysis.Options{Exe: z.Exe, Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixes := map[string]string{} // history commit → upstream commit it quotes
+	for _, h := range strings.Fields(gitsrctest.MustRun(t, z.Work, "git", "log", "--format=%H", "v1.2.11..develop", "--", "inflate.c")) {
+		msg := gitsrctest.MustRun(t, z.Work, "git", "show", "-s", "--format=%B", h)
+		for _, up := range []string{"eff308af425b67093bab25f80f1ae950166bece1", "1eb7682f845ac9e9bf9ae35bbfb3bad5dacbd91d"} {
+			if strings.Contains(msg, up) {
+				fixes[h] = up
+			}
+		}
+	}
+	if len(fixes) != 2 {
+		t.Fatalf("the history's inflate.c fixes: %v", fixes)
+	}
+	var eff string
+	for h, up := range fixes {
+		if strings.HasPrefix(up, "eff308af") {
+			eff = h
+		}
+	}
+	for _, fix := range []string{eff, "CVE-2022-37434"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		res, err := Resolve(ctx, c, Options{CacheDir: t.TempDir(), Sysroot: root, Fix: fix})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		comp := componentNamed(t, res, "zlib")
+		if comp.Revision != "v1.2.11" || comp.Package == nil || comp.Package.Version != version {
+			t.Fatalf("component %s, package %+v; want v1.2.11 from zlib1g %s", comp.Revision, comp.Package, version)
+		}
+		rv := findReview(t, res, "inflate.c")
+		for _, rc := range rv.Commits {
+			want := ""
+			if fixes[rc.Commit] != "" {
+				want = version
+			}
+			if rc.Backported != want {
+				t.Errorf("%s %q: backported %q, want %q", rc.Commit[:8], rc.Subject, rc.Backported, want)
+			}
+		}
+		if fc := res.Fix; fc == nil || !fc.Included || !fc.Known || !strings.Contains(fc.Reason, "backported in zlib1g "+version) {
+			t.Errorf("--fix %s: %+v; want included, backported in %s", fix, fc, version)
 		}
 	}
 }
