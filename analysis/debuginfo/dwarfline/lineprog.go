@@ -42,11 +42,12 @@ type lineRow struct {
 }
 
 // LineStrings are the string sections that DWARF 5 line headers refer to.
+// They are read only as far as the strings a header names (object.Lazy).
 type LineStrings struct {
-	LineStr    []byte // .debug_line_str
-	Str        []byte // .debug_str
-	StrOffsets []byte // .debug_str_offsets
-	StrOffBase uint64 // the unit's DW_AT_str_offsets_base
+	LineStr    *object.Lazy // .debug_line_str
+	Str        *object.Lazy // .debug_str
+	StrOffsets *object.Lazy // .debug_str_offsets
+	StrOffBase uint64       // the unit's DW_AT_str_offsets_base
 }
 
 // Line number program content types (DWARF 5 §6.2.4.1) and opcodes; the
@@ -200,8 +201,8 @@ func readLineForm(c *cursor.Cursor, fm dwarfform.Form, dwarf64 bool, strs LineSt
 		if fm == dwarfform.FormLineStrp {
 			sec = strs.LineStr
 		}
-		s, _ := dwarfform.StringAt(sec, off)
-		return s, 0
+		s, _ := sec.CString(off)
+		return string(s), 0
 	case dwarfform.FormStrx, dwarfform.FormStrx1, dwarfform.FormStrx2, dwarfform.FormStrx3, dwarfform.FormStrx4:
 		var idx uint64
 		switch fm {
@@ -228,15 +229,15 @@ func readLineForm(c *cursor.Cursor, fm dwarfform.Form, dwarf64 bool, strs LineSt
 			size = 8
 		}
 		at := strs.StrOffBase + idx*size
-		if idx < 1<<40 && at+size <= uint64(len(strs.StrOffsets)) {
+		if offs := strs.StrOffsets.Upto(at + size); idx < 1<<40 && at+size <= uint64(len(offs)) {
 			var off uint64
 			if size == 8 {
-				off = c.Order.Uint64(strs.StrOffsets[at:])
+				off = c.Order.Uint64(offs[at:])
 			} else {
-				off = uint64(c.Order.Uint32(strs.StrOffsets[at:]))
+				off = uint64(c.Order.Uint32(offs[at:]))
 			}
-			s, _ := dwarfform.StringAt(strs.Str, off)
-			return s, 0
+			s, _ := strs.Str.CString(off)
+			return string(s), 0
 		}
 		return "", 0
 	case dwarfform.FormUdata:

@@ -127,6 +127,19 @@ func parseAbbrevs(sec []byte, off uint64, uf UnitFormat, only uint64) (*abbrevTa
 	}
 }
 
+// parseAbbrevsAt is parseAbbrevs on .debug_abbrev read only as far as the
+// table goes: from 4 KiB past its start, four times further each time the
+// table runs past the bytes read.
+func parseAbbrevsAt(sec *object.Lazy, off uint64, uf UnitFormat, only uint64) (*abbrevTable, error) {
+	for n := uint64(4 << 10); ; n *= 4 {
+		b := sec.Upto(off + n)
+		t, err := parseAbbrevs(b, off, uf, only)
+		if err == nil || uint64(len(b)) >= sec.Size() || uint64(len(b)) < off+n || n > sec.Size() {
+			return t, err
+		}
+	}
+}
+
 // layout computes a.fixed and a.sibAt.
 func (a *Abbrev) layout(uf UnitFormat) {
 	size := 0
@@ -185,7 +198,7 @@ func (df *DwarfFile) abbrevs(u UnitHeader) (*abbrevTable, error) {
 	if ok {
 		return t, nil
 	}
-	t, err := parseAbbrevs(df.Sec.Abbrev, u.abbrevOff, uf, 0)
+	t, err := parseAbbrevsAt(df.Sec.Abbrev, u.abbrevOff, uf, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", df.Obj.Path(), err)
 	}

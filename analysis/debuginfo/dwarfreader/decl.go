@@ -11,7 +11,7 @@ func (df *DwarfFile) DeclAt(off uint64) (file uint64, line int, ok bool) {
 	if !found {
 		return 0, 0, false
 	}
-	u := df.Units[i]
+	u := df.Unit(i)
 	ud, err := df.ReadUnitDIE(u, true)
 	if err != nil || off == u.DieOff {
 		return 0, 0, false
@@ -22,7 +22,7 @@ func (df *DwarfFile) DeclAt(off uint64) (file uint64, line int, ok bool) {
 // declIn reads the declared position of the DIE at off in unit u, whose
 // unit DIE ud is read.
 func (df *DwarfFile) declIn(ud *UnitDIE, u UnitHeader, off uint64) (file uint64, line int, ok bool) {
-	r := &DieReader{B: df.Sec.Info, Pos: int(off), End: int(u.End), Bo: df.Bo, Uf: u.Format()}
+	r := &DieReader{B: df.Sec.Info.Upto(u.End), Pos: int(off), End: int(u.End), Bo: df.Bo, Uf: u.Format()}
 	a := ud.Tab.Lookup(r.Uleb())
 	if r.Bad || a == nil {
 		return 0, 0, false

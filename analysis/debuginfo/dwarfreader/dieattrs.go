@@ -198,14 +198,15 @@ func (df *DwarfFile) ReadUnitDIE(u UnitHeader, withTable bool) (*UnitDIE, error)
 	fail := func(msg string) error {
 		return &object.FormatError{Path: df.Obj.Path(), Format: ".debug_info", Off: int64(u.DieOff), Msg: msg}
 	}
-	if u.End > uint64(len(df.Sec.Info)) || u.DieOff > u.End {
+	info := df.Sec.Info.Upto(u.End)
+	if u.End > uint64(len(info)) || u.DieOff > u.End {
 		return nil, fail("unit runs past the section")
 	}
 	if u.Asize != 0 && u.Asize != 1 && u.Asize != 2 && u.Asize != 4 && u.Asize != 8 {
 		return nil, fail(fmt.Sprintf("unsupported address size %d", u.Asize))
 	}
 	ud := &UnitDIE{Rctx: UnitRangeCtx{vers: u.Vers, asize: u.Asize}}
-	r := &DieReader{B: df.Sec.Info, Pos: int(u.DieOff), End: int(u.End), Bo: df.Bo, Uf: u.Format()}
+	r := &DieReader{B: info, Pos: int(u.DieOff), End: int(u.End), Bo: df.Bo, Uf: u.Format()}
 	code := r.Uleb()
 	if r.Bad || code == 0 {
 		return nil, fail("no unit DIE")
@@ -220,7 +221,7 @@ func (df *DwarfFile) ReadUnitDIE(u UnitHeader, withTable bool) (*UnitDIE, error)
 	} else {
 		// Only the unit DIE's abbreviation (the index reads every unit's
 		// DIE and no more).
-		tab, err := parseAbbrevs(df.Sec.Abbrev, u.abbrevOff, u.Format(), code)
+		tab, err := parseAbbrevsAt(df.Sec.Abbrev, u.abbrevOff, u.Format(), code)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", df.Obj.Path(), err)
 		}
@@ -273,7 +274,7 @@ func (df *DwarfFile) ReadDIEAt(off uint64) (attrs DieAttrs, rctx UnitRangeCtx, o
 	if !found {
 		return attrs, rctx, false
 	}
-	u := df.Units[i]
+	u := df.Unit(i)
 	ud, err := df.ReadUnitDIE(u, true)
 	if err != nil {
 		return attrs, rctx, false
@@ -281,7 +282,7 @@ func (df *DwarfFile) ReadDIEAt(off uint64) (attrs DieAttrs, rctx UnitRangeCtx, o
 	if off == u.DieOff {
 		return ud.Attrs, ud.Rctx, true
 	}
-	r := &DieReader{B: df.Sec.Info, Pos: int(off), End: int(u.End), Bo: df.Bo, Uf: u.Format()}
+	r := &DieReader{B: df.Sec.Info.Upto(u.End), Pos: int(off), End: int(u.End), Bo: df.Bo, Uf: u.Format()}
 	a := ud.Tab.Lookup(r.Uleb())
 	if r.Bad || a == nil {
 		return attrs, rctx, false

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfform"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 )
 
 // DieReader walks the DIEs of one unit in .debug_info (DWARF 5 §7.5.2):
@@ -378,29 +379,30 @@ func ReadAt(sec []byte, off uint64, n int, bo binary.ByteOrder) (uint64, bool) {
 
 // debugAddr is entry idx of .debug_addr from base (DWARF 5 §7.27).
 func (df *DwarfFile) debugAddr(base, idx uint64, asize int) (uint64, bool) {
-	if idx > uint64(len(df.Sec.Addr)) {
+	return ReadLazyAt(df.Sec.Addr, base, idx, asize, df.Bo)
+}
+
+// ReadLazyAt reads entry idx of an n-byte table at base in sec, reading
+// (decompressing) sec only as far as the entry.
+func ReadLazyAt(sec *object.Lazy, base, idx uint64, n int, bo binary.ByteOrder) (uint64, bool) {
+	if idx > sec.Size() || base > sec.Size() {
 		return 0, false
 	}
-	return ReadAt(df.Sec.Addr, base+idx*uint64(asize), asize, df.Bo)
+	off := base + idx*uint64(n)
+	return ReadAt(sec.Upto(off+uint64(n)), off, n, bo)
 }
 
 // strOffset is the .debug_str offset at index idx of .debug_str_offsets
 // from base (DWARF 5 §7.26).
 func (df *DwarfFile) strOffset(base, idx uint64, offSize int) (uint64, bool) {
-	if idx > uint64(len(df.Sec.StrOffsets)) {
-		return 0, false
-	}
-	return ReadAt(df.Sec.StrOffsets, base+idx*uint64(offSize), offSize, df.Bo)
+	return ReadLazyAt(df.Sec.StrOffsets, base, idx, offSize, df.Bo)
 }
 
 // rnglistx resolves a DW_FORM_rnglistx index to a .debug_rnglists offset:
 // the offset table after rnglists_base holds offsets relative to that base
 // (DWARF 5 §7.28).
 func (df *DwarfFile) rnglistx(base, idx uint64, offSize int) (uint64, bool) {
-	if idx > uint64(len(df.Sec.Rnglists)) {
-		return 0, false
-	}
-	v, ok := ReadAt(df.Sec.Rnglists, base+idx*uint64(offSize), offSize, df.Bo)
+	v, ok := ReadLazyAt(df.Sec.Rnglists, base, idx, offSize, df.Bo)
 	return base + v, ok
 }
 
@@ -426,7 +428,7 @@ func newStrRef(sec int, off uint64) StrRef {
 
 // Str reads the string s refers to; "" for none or a bad offset.
 func (df *DwarfFile) Str(s StrRef) string {
-	var sec []byte
+	var sec *object.Lazy
 	switch s >> strRefShift {
 	case strInStr:
 		sec = df.Sec.Str
@@ -437,6 +439,6 @@ func (df *DwarfFile) Str(s StrRef) string {
 	default:
 		return ""
 	}
-	v, _ := dwarfform.StringAt(sec, uint64(s&(1<<strRefShift-1)))
-	return v
+	v, _ := sec.CString(uint64(s & (1<<strRefShift - 1)))
+	return string(v)
 }

@@ -15,20 +15,33 @@ import (
 // maxUnits caps the number of compilation units indexed in one file.
 const maxUnits = 1 << 22
 
-// DwarfFile is the DWARF of one debug file, decoded lazily: the unit index
-// (address ranges of every unit's top DIE) at first use, the DIE tree and
-// line table of a unit only when a looked-up pc falls in it.
+// DwarfFile is the DWARF of one debug file, decoded lazily: sections are
+// decompressed only as far as the units read need (object.Lazy); a unit
+// is found for a pc through .debug_aranges where the file has it (units.go)
+// and through the unit index (the address ranges of every unit's top DIE)
+// otherwise; the DIE tree and line table of a unit are read only when a
+// looked-up pc falls in it.
 type DwarfFile struct {
 	Obj  *object.Object
 	Bo   binary.ByteOrder
-	Line []byte
+	Line *object.Lazy
 	Strs dwarfline.LineStrings
 	Sec  DwarfSections
 
 	abbrevCache map[abbrevKey]*abbrevTable // guarded by mu
 
+	// The unit headers walked so far, in section order (units.go): from
+	// the first unit to the furthest one a lookup needed.
+	unitsMu  sync.Mutex
+	units    []UnitHeader
+	walkOff  uint64 // where the walk goes on
+	walkDone bool   // every header read (or the walk hit damage)
+
+	arangesOnce sync.Once
+	aranges     arangeIndex         // .debug_aranges by address (units.go)
+	topRanges   map[int][][2]uint64 // units' top-DIE ranges, read once; guarded by mu
+
 	IndexOnce sync.Once
-	Units     []UnitHeader
 	Ranges    []unitRange // sorted by lo
 	MaxHi     []uint64    // maxHi[i] = max(ranges[0..i].hi)
 	indexErr  error
@@ -62,9 +75,10 @@ type UnitHeader struct {
 }
 
 // DwarfSections are the sections decodeUnit reads DIEs and their strings,
-// addresses and ranges from (nil where absent).
+// addresses and ranges from (nil where absent), each read only as far as
+// needed.
 type DwarfSections struct {
-	Info, Abbrev, Str, LineStr, StrOffsets, Addr, Ranges, Rnglists []byte
+	Info, Abbrev, Str, LineStr, StrOffsets, Addr, Ranges, Rnglists *object.Lazy
 }
 
 type unitRange struct {
@@ -82,88 +96,105 @@ const (
 	utSplitTU  = 0x06
 )
 
-// OpenDWARF finds the object's (mapped or decompressed) DWARF sections.
-// Nothing is read until a lookup needs it.
+// OpenDWARF finds the object's DWARF sections and reads the first unit's
+// header. Nothing else is read (or decompressed) until a lookup needs it;
+// nil, nil when the object has no readable .debug_info.
 func OpenDWARF(o *object.Object) (*DwarfFile, error) {
-	sec := func(name string) []byte {
-		d, _, _ := o.Section(name)
-		return d
-	}
-	info := sec(".debug_info")
-	if info == nil {
+	info := o.Lazy(".debug_info")
+	if info == nil || info.Size() == 0 {
 		return nil, nil
 	}
-	if units, err := ParseUnitHeaders(info, o.Elf.ByteOrder); len(units) == 0 && err != nil {
+	if _, err := readUnitHeader(info.Upto(maxUnitHeader), 0, info.Size(), o.Elf.ByteOrder); err != nil {
+		if info.Err() != nil {
+			return nil, nil // as an undecompressable section: no DWARF
+		}
 		return nil, fmt.Errorf("%s: %w", o.Path(), err)
 	}
+	str, lineStr, strOffsets := o.Lazy(".debug_str"), o.Lazy(".debug_line_str"), o.Lazy(".debug_str_offsets")
 	return &DwarfFile{
 		Obj:  o,
 		Bo:   o.Elf.ByteOrder,
-		Line: sec(".debug_line"),
-		Strs: dwarfline.LineStrings{LineStr: sec(".debug_line_str"), Str: sec(".debug_str"), StrOffsets: sec(".debug_str_offsets")},
-		Sec: DwarfSections{Info: info, Abbrev: sec(".debug_abbrev"), Str: sec(".debug_str"), LineStr: sec(".debug_line_str"),
-			StrOffsets: sec(".debug_str_offsets"), Addr: sec(".debug_addr"), Ranges: sec(".debug_ranges"), Rnglists: sec(".debug_rnglists")},
+		Line: o.Lazy(".debug_line"),
+		Strs: dwarfline.LineStrings{LineStr: lineStr, Str: str, StrOffsets: strOffsets},
+		Sec: DwarfSections{Info: info, Abbrev: o.Lazy(".debug_abbrev"), Str: str, LineStr: lineStr,
+			StrOffsets: strOffsets, Addr: o.Lazy(".debug_addr"), Ranges: o.Lazy(".debug_ranges"), Rnglists: o.Lazy(".debug_rnglists")},
 		Decoded: map[int]*UnitTree{},
 	}, nil
 }
 
+// maxUnitHeader bounds a unit header's size (a 64-bit DWARF 5 skeleton's:
+// 12 + 2 + 1 + 1 + 8 + 8).
+const maxUnitHeader = 32
+
 // ParseUnitHeaders walks .debug_info unit headers without reading DIEs.
 func ParseUnitHeaders(info []byte, bo binary.ByteOrder) ([]UnitHeader, error) {
-	c := &cursor.Cursor{Format: ".debug_info", Data: info, Order: bo}
 	var units []UnitHeader
-	for c.Len() > 0 && c.Err() == nil {
+	for off := uint64(0); off < uint64(len(info)); {
 		if len(units) >= maxUnits {
-			return units, &object.FormatError{Format: ".debug_info", Off: int64(c.Pos()), Msg: "too many units"}
+			return units, &object.FormatError{Format: ".debug_info", Off: int64(off), Msg: "too many units"}
 		}
-		u := UnitHeader{Off: c.Pos()}
-		length, is64 := c.UnitLength()
-		if c.Err() != nil {
-			break
-		}
-		start := c.Off
-		if length > uint64(c.Len()) {
-			return units, &object.FormatError{Format: ".debug_info", Off: int64(u.Off), Msg: "unit runs past the section"}
-		}
-		u.End = uint64(start) + length
-		u.is64 = is64
-		u.Vers = int(c.U16())
-		switch {
-		case u.Vers == 5:
-			u.Utype = c.U8()
-			u.Asize = int(c.U8())
-			u.abbrevOff = c.Offset(is64)
-			switch u.Utype {
-			case utSkeleton, utSplitCU:
-				u.dwoID = c.U64()
-			case utType, utSplitTU:
-				c.U64() // type_signature
-				c.Offset(is64)
-			}
-		case u.Vers >= 2 && u.Vers <= 4:
-			u.Utype = UtCompile
-			u.abbrevOff = c.Offset(is64)
-			u.Asize = int(c.U8())
-		default:
-			u.Utype = 0 // unknown version: skipped
-		}
-		u.DieOff = c.Pos()
-		if c.Err() != nil {
-			break
+		u, err := readUnitHeader(info, off, uint64(len(info)), bo)
+		if err != nil {
+			return units, err
 		}
 		units = append(units, u)
-		c.Off = int(u.End)
+		off = u.End
 	}
-	return units, c.Err()
+	return units, nil
+}
+
+// readUnitHeader reads the header of the unit at off (DWARF 5 §7.5.1) in
+// b, a prefix of .debug_info, whose whole size is size.
+func readUnitHeader(b []byte, off, size uint64, bo binary.ByteOrder) (UnitHeader, error) {
+	c := &cursor.Cursor{Format: ".debug_info", Data: b, Order: bo}
+	if off > uint64(len(b)) {
+		return UnitHeader{}, &object.FormatError{Format: ".debug_info", Off: int64(off), Msg: "unit header past the section"}
+	}
+	c.Off = int(off)
+	u := UnitHeader{Off: off}
+	length, is64 := c.UnitLength()
+	if c.Err() != nil {
+		return u, c.Err()
+	}
+	start := uint64(c.Off)
+	if length > size-start {
+		return u, &object.FormatError{Format: ".debug_info", Off: int64(u.Off), Msg: "unit runs past the section"}
+	}
+	u.End = start + length
+	u.is64 = is64
+	u.Vers = int(c.U16())
+	switch {
+	case u.Vers == 5:
+		u.Utype = c.U8()
+		u.Asize = int(c.U8())
+		u.abbrevOff = c.Offset(is64)
+		switch u.Utype {
+		case utSkeleton, utSplitCU:
+			u.dwoID = c.U64()
+		case utType, utSplitTU:
+			c.U64() // type_signature
+			c.Offset(is64)
+		}
+	case u.Vers >= 2 && u.Vers <= 4:
+		u.Utype = UtCompile
+		u.abbrevOff = c.Offset(is64)
+		u.Asize = int(c.U8())
+	default:
+		u.Utype = 0 // unknown version: skipped
+	}
+	u.DieOff = c.Pos()
+	return u, c.Err()
 }
 
 // Index builds the unit address index once, or maps it from the index
 // cache (unitindex.go) when an earlier process built it for this file.
+// It reads every unit's header and top DIE: lookups use it only where
+// .debug_aranges does not answer (units.go).
 func (df *DwarfFile) Index() error {
 	df.IndexOnce.Do(func() {
-		info, _, _ := df.Obj.Section(".debug_info")
-		key := df.indexKey(info)
-		if !df.loadIndex(key, info) {
-			df.buildIndex(info)
+		key := df.indexKey(df.Sec.Info)
+		if !df.loadIndex(key, df.Sec.Info.Size()) {
+			df.buildIndex()
 			if df.indexErr == nil {
 				df.storeIndex(key)
 			}
@@ -179,19 +210,17 @@ func (df *DwarfFile) Index() error {
 }
 
 // buildIndex reads every unit's header and top DIE for its address ranges.
-func (df *DwarfFile) buildIndex(info []byte) {
-	df.Units, df.indexErr = ParseUnitHeaders(info, df.Bo)
-	var ar map[uint64][][2]uint64
-	if b, _, ok := df.Obj.Section(".debug_aranges"); ok {
-		ar = ParseAranges(b, df.Bo)
-	}
-	for i, u := range df.Units {
+func (df *DwarfFile) buildIndex() {
+	units, err := df.allUnits()
+	df.indexErr = err
+	ar := df.arangesByUnit()
+	for i, u := range units {
 		if u.Utype != UtCompile && u.Utype != UtPartial && u.Utype != utSkeleton {
 			continue
 		}
 		rs := df.UnitRanges(u)
 		// Only the unit's first DIE was read; its page need not stay.
-		df.Obj.Release(info[u.Off:u.End])
+		df.Obj.Release(df.Sec.Info.Upto(u.End)[u.Off:u.End])
 		if len(rs) == 0 {
 			rs = ar[u.Off]
 		}
@@ -263,8 +292,13 @@ func ParseAranges(b []byte, bo binary.ByteOrder) map[uint64][][2]uint64 {
 // UnitsFor returns the indexes of units whose ranges contain pc, in
 // .debug_info order: where units overlap (a C++ function that two units
 // both emitted, as unity builds do), gdb's index maps the address to the
-// unit read first, the first in the section.
+// unit read first, the first in the section. .debug_aranges names the
+// candidates where the file has it (units.go); the unit index decides
+// where it does not, or names no unit that holds pc.
 func (df *DwarfFile) UnitsFor(pc uint64) []int {
+	if out := df.unitsByAranges(pc); len(out) > 0 {
+		return out
+	}
 	if df.Index() != nil && len(df.Ranges) == 0 {
 		return nil
 	}
@@ -296,10 +330,10 @@ func (df *DwarfFile) Tree(i int) (*UnitTree, error) {
 	df.mu.Unlock()
 	var t *UnitTree
 	var err error
-	if df.Units[i].Utype == utSkeleton || df.isGNUSkeleton(df.Units[i]) {
+	if u := df.Unit(i); u.Utype == utSkeleton || df.isGNUSkeleton(u) {
 		t, err = df.decodeSkeleton(i)
 	} else {
-		t, err = DecodeUnit(df, df.Units[i])
+		t, err = DecodeUnit(df, u)
 	}
 	if err != nil {
 		return nil, err
@@ -342,16 +376,4 @@ func (df *DwarfFile) evict() {
 		df.decodedDIEs -= len(df.Decoded[old].Dies)
 		delete(df.Decoded, old)
 	}
-}
-
-// UnitOf returns the index of the unit containing .debug_info offset off.
-func (df *DwarfFile) UnitOf(off uint64) (int, bool) {
-	if df.Index(); len(df.Units) == 0 {
-		return 0, false
-	}
-	i := sort.Search(len(df.Units), func(i int) bool { return df.Units[i].End > off })
-	if i < len(df.Units) && df.Units[i].DieOff <= off {
-		return i, true
-	}
-	return 0, false
 }

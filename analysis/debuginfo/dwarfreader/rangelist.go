@@ -6,6 +6,8 @@ package dwarfreader
 // debug/dwarf's Data.Ranges, which the rest of the package was checked
 // against gdb with.
 
+import "github.com/faultline-dev/faultline/analysis/debuginfo/object"
+
 // maxRanges caps the ranges one DIE may list.
 const maxRanges = 1 << 16
 
@@ -97,42 +99,73 @@ func (df *DwarfFile) AppendRanges(dst [][2]uint64, p *PcAttrs, u *UnitRangeCtx) 
 // address selection entry (the largest address, then the base), ended by
 // two zeros.
 func (df *DwarfFile) debugRanges(dst [][2]uint64, off int64, u *UnitRangeCtx) ([][2]uint64, bool) {
-	sec := df.Sec.Ranges
-	if off < 0 || off > int64(len(sec)) {
+	if off < 0 || uint64(off) > df.Sec.Ranges.Size() {
 		return dst, false
 	}
 	if u.asize < 1 || u.asize > 8 {
 		return dst, false
 	}
-	r := DieReader{B: sec, Pos: int(off), End: len(sec), Bo: df.Bo}
-	base := u.Base
-	maxAddr := ^uint64(0) >> uint((8-u.asize)*8)
-	for n := 0; r.Pos < r.End && n < maxRanges; n++ {
-		lo := r.Uint(u.asize)
-		hi := r.Uint(u.asize)
-		if r.Bad || lo == 0 && hi == 0 {
-			break
+	return readList(df.Sec.Ranges, uint64(off), dst, func(sec []byte, dst [][2]uint64) ([][2]uint64, bool, bool) {
+		r := DieReader{B: sec, Pos: int(off), End: len(sec), Bo: df.Bo}
+		base := u.Base
+		maxAddr := ^uint64(0) >> uint((8-u.asize)*8)
+		for n := 0; n < maxRanges; n++ {
+			if r.Pos+2*u.asize > r.End {
+				return dst, true, true
+			}
+			lo := r.Uint(u.asize)
+			hi := r.Uint(u.asize)
+			if lo == 0 && hi == 0 {
+				break
+			}
+			if lo == maxAddr {
+				base = hi
+			} else {
+				dst = append(dst, [2]uint64{base + lo, base + hi})
+			}
 		}
-		if lo == maxAddr {
-			base = hi
-		} else {
-			dst = append(dst, [2]uint64{base + lo, base + hi})
+		return dst, true, false
+	})
+}
+
+// listRead is the first read of a range list: this much past its start.
+const listRead = 1 << 10
+
+// readList runs read (which says whether its list ran past the bytes it
+// was given) on a prefix of sec holding the list at off, read further,
+// four times as far each time, until the list fits or sec ends.
+func readList(sec *object.Lazy, off uint64, dst [][2]uint64, read func(b []byte, dst [][2]uint64) ([][2]uint64, bool, bool)) ([][2]uint64, bool) {
+	start := len(dst)
+	for n := uint64(listRead); ; n *= 4 {
+		b := sec.Upto(off + n)
+		out, ok, short := read(b, dst[:start])
+		if !short || uint64(len(b)) >= sec.Size() || uint64(len(b)) < off+n {
+			return out, ok && !short || ok && uint64(len(b)) >= sec.Size()
 		}
+		dst = out
 	}
-	return dst, true
 }
 
 // rnglist reads a DWARF 5 range list at off in .debug_rnglists.
 func (df *DwarfFile) rnglist(dst [][2]uint64, off uint64, u *UnitRangeCtx) ([][2]uint64, bool) {
-	sec := df.Sec.Rnglists
-	if off > uint64(len(sec)) {
+	if off > df.Sec.Rnglists.Size() {
 		return dst, false
 	}
-	r := DieReader{B: sec, Pos: int(off), End: len(sec), Bo: df.Bo}
+	return readList(df.Sec.Rnglists, off, dst, func(sec []byte, dst [][2]uint64) ([][2]uint64, bool, bool) {
+		r := DieReader{B: sec, Pos: int(off), End: len(sec), Bo: df.Bo}
+		out, ok := df.rnglistEntries(&r, dst, u)
+		return out, ok, r.Bad && r.Pos >= r.End
+	})
+}
+
+// rnglistEntries reads the entries of a DWARF 5 range list from r.
+func (df *DwarfFile) rnglistEntries(r *DieReader, dst [][2]uint64, u *UnitRangeCtx) ([][2]uint64, bool) {
 	base := u.Base
+	addrBad := false
 	addr := func(idx uint64) uint64 {
 		a, ok := df.debugAddr(u.addrBase, idx, u.asize)
 		if !ok {
+			addrBad = true
 			r.Fail()
 		}
 		return a
@@ -170,6 +203,9 @@ func (df *DwarfFile) rnglist(dst [][2]uint64, off uint64, u *UnitRangeCtx) ([][2
 			return dst, false
 		}
 		if r.Bad {
+			if addrBad {
+				r.Pos = 0 // a bad address index, not the end of the bytes read
+			}
 			return dst, false
 		}
 	}

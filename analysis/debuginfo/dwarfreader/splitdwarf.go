@@ -113,7 +113,7 @@ func (df *DwarfFile) isGNUSkeleton(u UnitHeader) bool {
 // decodeSkeleton reads the split unit behind skeleton unit i and returns
 // its DIE tree, with the skeleton's line table, comp_dir and addresses.
 func (df *DwarfFile) decodeSkeleton(i int) (*UnitTree, error) {
-	u := df.Units[i]
+	u := df.Unit(i)
 	sk, err := df.readSkeleton(u)
 	if err != nil {
 		return nil, err
@@ -245,7 +245,8 @@ func (df *DwarfFile) decodeSplitUnit(o *object.Object, ss splitSections, sk skel
 	}
 	sdf := &DwarfFile{Obj: o, Bo: o.Elf.ByteOrder, Line: df.Line, Strs: df.Strs, Sec: df.splitSections(ss, sk),
 		Decoded: map[int]*UnitTree{}, skeleton: &sk}
-	sdf.IndexOnce.Do(func() { sdf.Units = units })
+	sdf.setUnits(units)
+	sdf.IndexOnce.Do(func() {}) // a split file is looked up by dwo_id, never by address
 	for i, u := range units {
 		if !sdf.isSplitUnitOf(u, sk) {
 			continue
@@ -273,7 +274,8 @@ func (df *DwarfFile) decodeSplitUnit(o *object.Object, ss splitSections, sk skel
 // sections, and the binary's .debug_addr (and, for a DWARF 4 unit,
 // .debug_ranges) from the skeleton's bases.
 func (df *DwarfFile) splitSections(ss splitSections, sk skeleton) DwarfSections {
-	secs := DwarfSections{Info: ss.info, Abbrev: ss.abbrev, Str: ss.str}
+	secs := DwarfSections{Info: object.NewLazyBytes(".debug_info.dwo", ss.info), Abbrev: object.NewLazyBytes(".debug_abbrev.dwo", ss.abbrev),
+		Str: object.NewLazyBytes(".debug_str.dwo", ss.str)}
 	// Index forms in a split unit are relative to the start of the .dwo's
 	// offset tables (after their DWARF 5 headers: length, version,
 	// padding, and for range lists address size, segment selector size
@@ -282,16 +284,16 @@ func (df *DwarfFile) splitSections(ss splitSections, sk skeleton) DwarfSections 
 	// DebugFission's tables have no header, and its range lists are in
 	// the binary, from DW_AT_GNU_ranges_base.
 	if sk.gnu {
-		secs.StrOffsets = ss.strOffsets
+		secs.StrOffsets = object.NewLazyBytes(".debug_str_offsets.dwo", ss.strOffsets)
 		if r, _, ok := df.Obj.Section(".debug_ranges"); ok && sk.rangesBase <= uint64(len(r)) {
-			secs.Ranges = r[sk.rangesBase:]
+			secs.Ranges = object.NewLazyBytes(".debug_ranges", r[sk.rangesBase:])
 		}
 	} else {
-		secs.StrOffsets = skipOffsetsHeader(ss.strOffsets, 8)
-		secs.Rnglists = skipOffsetsHeader(ss.rnglists, 12)
+		secs.StrOffsets = object.NewLazyBytes(".debug_str_offsets.dwo", skipOffsetsHeader(ss.strOffsets, 8))
+		secs.Rnglists = object.NewLazyBytes(".debug_rnglists.dwo", skipOffsetsHeader(ss.rnglists, 12))
 	}
 	if addr, _, ok := df.Obj.Section(".debug_addr"); ok && sk.addrBase <= uint64(len(addr)) {
-		secs.Addr = addr[sk.addrBase:]
+		secs.Addr = object.NewLazyBytes(".debug_addr", addr[sk.addrBase:])
 	}
 	return secs
 }

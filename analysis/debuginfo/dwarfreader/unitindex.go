@@ -27,8 +27,8 @@ const (
 // sections it is read from (DerivedKey: .debug_info, .debug_abbrev and
 // the range and address sections its top DIEs use); "" when no cache is in
 // use or the file has no build-id.
-func (df *DwarfFile) indexKey(info []byte) string {
-	if object.IndexCache() == nil || len(info) == 0 {
+func (df *DwarfFile) indexKey(info *object.Lazy) string {
+	if object.IndexCache() == nil || info.Size() == 0 {
 		return ""
 	}
 	return df.Obj.DerivedKey(".unitindex", ".debug_info", ".debug_abbrev", ".debug_ranges", ".debug_rnglists", ".debug_addr")
@@ -36,7 +36,7 @@ func (df *DwarfFile) indexKey(info []byte) string {
 
 // loadIndex reads the index stored under key, checking every record
 // against .debug_info's size; false when there is none or it does not fit.
-func (df *DwarfFile) loadIndex(key string, info []byte) bool {
+func (df *DwarfFile) loadIndex(key string, infoSize uint64) bool {
 	if key == "" {
 		return false
 	}
@@ -61,7 +61,7 @@ func (df *DwarfFile) loadIndex(key string, info []byte) bool {
 		u.Off, u.DieOff, u.End = le.Uint64(p), le.Uint64(p[8:]), le.Uint64(p[16:])
 		u.dwoID, u.abbrevOff = le.Uint64(p[24:]), le.Uint64(p[32:])
 		u.Vers, u.Utype, u.is64, u.Asize = int(le.Uint16(p[40:])), p[42], p[43] != 0, int(p[44])
-		if u.Off > u.DieOff || u.DieOff > u.End || u.End > uint64(len(info)) {
+		if u.Off > u.DieOff || u.DieOff > u.End || u.End > infoSize {
 			return false
 		}
 		p = p[unitRecord:]
@@ -75,22 +75,24 @@ func (df *DwarfFile) loadIndex(key string, info []byte) bool {
 		}
 		p = p[rangeRecord:]
 	}
-	df.Units, df.Ranges = units, ranges
+	df.setUnits(units)
+	df.Ranges = ranges
 	return true
 }
 
 // storeIndex stores the built index under key.
 func (df *DwarfFile) storeIndex(key string) {
-	if key == "" || len(df.Units) > maxUnits {
+	units, _ := df.allUnits()
+	if key == "" || len(units) > maxUnits {
 		return
 	}
 	le := binary.LittleEndian
-	b := make([]byte, 12, 12+len(df.Units)*unitRecord+len(df.Ranges)*rangeRecord)
+	b := make([]byte, 12, 12+len(units)*unitRecord+len(df.Ranges)*rangeRecord)
 	le.PutUint32(b, unitIndexFormat)
-	le.PutUint32(b[4:], uint32(len(df.Units)))
+	le.PutUint32(b[4:], uint32(len(units)))
 	le.PutUint32(b[8:], uint32(len(df.Ranges)))
 	var rec [unitRecord]byte
-	for _, u := range df.Units {
+	for _, u := range units {
 		le.PutUint64(rec[0:], u.Off)
 		le.PutUint64(rec[8:], u.DieOff)
 		le.PutUint64(rec[16:], u.End)

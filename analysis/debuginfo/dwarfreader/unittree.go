@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfline"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/internal/cursor"
 )
 
@@ -79,7 +80,7 @@ func DecodeUnit(df *DwarfFile, u UnitHeader) (*UnitTree, error) {
 	// dropped: one kept DIE per 40 bytes of the unit is a generous first
 	// guess (template-heavy C++ keeps one per 46).
 	t.Dies = make([]Die, 0, min((u.End-u.DieOff)/40+16, 1<<18))
-	r := &DieReader{B: df.Sec.Info, Pos: int(u.DieOff), End: int(u.End), Bo: df.Bo, Uf: u.Format()}
+	r := &DieReader{B: df.Sec.Info.Upto(u.End), Pos: int(u.DieOff), End: int(u.End), Bo: df.Bo, Uf: u.Format()}
 	var (
 		tab    = ud.Tab
 		bases  = ud.Bases
@@ -212,7 +213,7 @@ func (t *UnitTree) finish(u UnitHeader) {
 	}
 	// Everything the tree needs from the unit's bytes is in it now
 	// (DW_FORM_string names fault their page back in when read).
-	t.Df.Obj.Release(t.Df.Sec.Info[u.DieOff:u.End])
+	t.Df.Obj.Release(t.Df.Sec.Info.Upto(u.End)[u.DieOff:u.End])
 	slices.SortFunc(t.Ranged, func(a, b rangedDIE) int { return cmp.Compare(a.Lo, b.Lo) })
 	t.Calls.finish(t)
 	t.maxHi = make([]uint64, len(t.Ranged))
@@ -275,6 +276,23 @@ func programBytes(sec []byte, off uint64, bo binary.ByteOrder) []byte {
 	return c.Data[:uint64(c.Off)+length]
 }
 
+// LineProgramPrefix returns .debug_line read (decompressed) as far as the
+// end of the line program at off: its unit length says where that is.
+// Where the length is unreadable it is read to the first bytes past off,
+// and the line program parser reports the damage.
+func LineProgramPrefix(sec *object.Lazy, off uint64, bo binary.ByteOrder) []byte {
+	head := sec.Upto(off + 12)
+	if off >= uint64(len(head)) {
+		return head
+	}
+	c := &cursor.Cursor{Format: ".debug_line", Data: head[off:], Order: bo}
+	length, _ := c.UnitLength()
+	if c.Err() != nil {
+		return head
+	}
+	return sec.Upto(off + uint64(c.Off) + min(length, sec.Size()))
+}
+
 // KeptTag reports whether decodeUnit keeps DIEs of this tag: what holds
 // code (subprograms, inlined subroutines, the lexical blocks between them),
 // call sites, and the scopes that qualify names (DWARF 5 §3.2, §5.7).
@@ -323,7 +341,8 @@ func (t *UnitTree) LineTable() (*dwarfline.LineTable, error) {
 		}
 		strs := t.Df.Strs
 		strs.StrOffBase = t.StrOffB
-		p, err := dwarfline.ParseLineProgram(t.Df.Line, uint64(t.StmtList), t.Df.Bo, t.Hdr.Asize, strs)
+		line := LineProgramPrefix(t.Df.Line, uint64(t.StmtList), t.Df.Bo)
+		p, err := dwarfline.ParseLineProgram(line, uint64(t.StmtList), t.Df.Bo, t.Hdr.Asize, strs)
 		if p == nil {
 			t.linesErr = err
 			return
@@ -331,7 +350,7 @@ func (t *UnitTree) LineTable() (*dwarfline.LineTable, error) {
 		// A truncated program still gives the rows before the damage.
 		t.linesErr = err
 		t.lines = dwarfline.BuildLineTable(p, t.name, t.CompDir)
-		t.Df.Obj.Release(programBytes(t.Df.Line, uint64(t.StmtList), t.Df.Bo))
+		t.Df.Obj.Release(programBytes(line, uint64(t.StmtList), t.Df.Bo))
 	})
 	return t.lines, t.linesErr
 }

@@ -8,97 +8,164 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/zlib"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/inflate"
 	"github.com/klauspost/compress/zstd"
 )
 
-// DecompressELF decodes an SHF_COMPRESSED section: an Elf32_Chdr or
+// stream is a compressed section's stream: its decompressed size (from
+// the header) and how to open a decoder positioned at its start that
+// writes into out, a buffer of that size.
+type stream struct {
+	size uint64
+	open func(out []byte) (dec decoder, closeDec func(), err error)
+}
+
+// decoder decompresses a stream into its buffer as far as asked: to at
+// least target bytes (a little past is allowed), returning how far it got.
+type decoder interface {
+	decodeTo(target int) (int, error)
+}
+
+// inflater is a zlib stream, decoded by package inflate straight into the
+// section's buffer (the buffer is its own history: nothing is copied out
+// of a window).
+type inflater struct{ d *inflate.Decoder }
+
+func (z inflater) decodeTo(target int) (int, error) {
+	n, err := z.d.DecodeTo(target)
+	if errors.Is(err, inflate.ErrShort) {
+		return n, io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// readerDecoder is a stream read through an io.Reader (zstd).
+type readerDecoder struct {
+	r   io.Reader
+	out []byte
+	n   int
+}
+
+func (r *readerDecoder) decodeTo(target int) (int, error) {
+	k, err := io.ReadFull(r.r, r.out[r.n:max(target, r.n)])
+	r.n += k
+	return r.n, err
+}
+
+// elfStream reads an SHF_COMPRESSED section's header: an Elf32_Chdr or
 // Elf64_Chdr (gABI "Section Compression") followed by the compressed stream.
-func DecompressELF(raw []byte, class elf.Class, bo binary.ByteOrder) ([]byte, error) {
+func elfStream(raw []byte, class elf.Class, bo binary.ByteOrder) (stream, error) {
 	var typ uint32
 	var size uint64
 	var hdr int
 	switch class {
 	case elf.ELFCLASS64:
 		if len(raw) < 24 {
-			return nil, errors.New("truncated Elf64_Chdr")
+			return stream{}, errors.New("truncated Elf64_Chdr")
 		}
 		typ, size, hdr = bo.Uint32(raw[0:]), bo.Uint64(raw[8:]), 24
 	case elf.ELFCLASS32:
 		if len(raw) < 12 {
-			return nil, errors.New("truncated Elf32_Chdr")
+			return stream{}, errors.New("truncated Elf32_Chdr")
 		}
 		typ, size, hdr = bo.Uint32(raw[0:]), uint64(bo.Uint32(raw[4:])), 12
 	default:
-		return nil, errors.New("unknown ELF class")
+		return stream{}, errors.New("unknown ELF class")
+	}
+	if size > maxDecompressedSection {
+		return stream{}, errTooBig(size)
 	}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
-		return inflate(zlibReader(raw[hdr:]), size)
+		return stream{size, zlibOpener(raw[hdr:])}, nil
 	case elf.COMPRESS_ZSTD:
-		dec, err := zstd.NewReader(bytes.NewReader(raw[hdr:]), zstd.WithDecoderConcurrency(1),
+		return stream{size, zstdOpener(raw[hdr:])}, nil
+	default:
+		return stream{}, fmt.Errorf("unsupported compression type %d", typ)
+	}
+}
+
+// gnuStream reads a legacy .zdebug_* section's header: "ZLIB", an 8-byte
+// big-endian uncompressed size, then a zlib stream.
+func gnuStream(raw []byte) (stream, error) {
+	if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
+		return stream{}, errors.New("bad .zdebug header")
+	}
+	size := binary.BigEndian.Uint64(raw[4:])
+	if size > maxDecompressedSection {
+		return stream{}, errTooBig(size)
+	}
+	return stream{size, zlibOpener(raw[12:])}, nil
+}
+
+func zlibOpener(b []byte) func([]byte) (decoder, func(), error) {
+	return func(out []byte) (decoder, func(), error) {
+		d, err := inflate.NewZlib(b, out)
+		if err != nil {
+			return nil, nil, err
+		}
+		return inflater{d}, nil, nil
+	}
+}
+
+func zstdOpener(b []byte) func([]byte) (decoder, func(), error) {
+	return func(out []byte) (decoder, func(), error) {
+		dec, err := zstd.NewReader(bytes.NewReader(b), zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxMemory(maxDecompressedSection))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		defer dec.Close()
-		return inflate(func() (io.Reader, error) { return dec, nil }, size)
-	default:
-		return nil, fmt.Errorf("unsupported compression type %d", typ)
+		return &readerDecoder{r: dec, out: out}, dec.Close, nil
 	}
 }
 
-// statedSize is the uncompressed size a compressed section's header
-// states (Elf32_Chdr/Elf64_Chdr ch_size, or .zdebug's big-endian size); 0
-// when the header is truncated (no cache entry has that size: the
-// decompression reports the damage).
-func statedSize(raw []byte, gnuZ bool, class elf.Class, bo binary.ByteOrder) uint64 {
-	switch {
-	case gnuZ && len(raw) >= 12:
-		return binary.BigEndian.Uint64(raw[4:])
-	case gnuZ:
-		return 0
-	case class == elf.ELFCLASS64 && len(raw) >= 24:
-		return bo.Uint64(raw[8:])
-	case class == elf.ELFCLASS32 && len(raw) >= 12:
-		return uint64(bo.Uint32(raw[4:]))
-	}
-	return 0
+func errTooBig(size uint64) error {
+	return fmt.Errorf("decompressed size %d exceeds the %d-byte cap", size, maxDecompressedSection)
 }
 
-// DecompressGNU decodes a legacy .zdebug_* section: "ZLIB", an 8-byte
-// big-endian uncompressed size, then a zlib stream.
+func errShort(n, size uint64) error {
+	return fmt.Errorf("decompressed %d bytes, header says %d", n, size)
+}
+
+// DecompressELF decodes a whole SHF_COMPRESSED section (see elfStream).
+func DecompressELF(raw []byte, class elf.Class, bo binary.ByteOrder) ([]byte, error) {
+	s, err := elfStream(raw, class, bo)
+	if err != nil {
+		return nil, err
+	}
+	return inflateAll(s)
+}
+
+// DecompressGNU decodes a whole legacy .zdebug_* section (see gnuStream).
 func DecompressGNU(raw []byte) ([]byte, error) {
-	if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
-		return nil, errors.New("bad .zdebug header")
-	}
-	return inflate(zlibReader(raw[12:]), binary.BigEndian.Uint64(raw[4:]))
-}
-
-func zlibReader(b []byte) func() (io.Reader, error) {
-	return func() (io.Reader, error) { return zlib.NewReader(bytes.NewReader(b)) }
-}
-
-// inflate reads exactly size bytes from the stream into a buffer of that
-// size allocated once (sectionbuf.go), refusing sizes above the cap. A
-// header that claims more than the stream holds costs address space, not
-// memory: the buffer's pages are only backed once written.
-func inflate(open func() (io.Reader, error), size uint64) ([]byte, error) {
-	if size > maxDecompressedSection {
-		return nil, fmt.Errorf("decompressed size %d exceeds the %d-byte cap", size, maxDecompressedSection)
-	}
-	r, err := open()
+	s, err := gnuStream(raw)
 	if err != nil {
 		return nil, err
 	}
-	buf, err := allocSection(int(size))
+	return inflateAll(s)
+}
+
+// inflate decodes the whole stream into a buffer of its size allocated
+// once (sectionbuf.go). A header that claims more than the stream holds
+// costs address space, not memory: the buffer's pages are only backed
+// once written.
+func inflateAll(s stream) ([]byte, error) {
+	buf, err := allocSection(int(s.size))
 	if err != nil {
 		return nil, err
 	}
-	n, err := io.ReadFull(r, buf)
+	dec, closeDec, err := s.open(buf)
+	if err != nil {
+		freeSection(buf)
+		return nil, err
+	}
+	if closeDec != nil {
+		defer closeDec()
+	}
+	n, err := dec.decodeTo(len(buf))
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
 		freeSection(buf)
-		return nil, fmt.Errorf("decompressed %d bytes, header says %d", n, size)
+		return nil, errShort(uint64(n), s.size)
 	}
 	if err != nil {
 		freeSection(buf)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -30,29 +29,14 @@ type Object struct {
 	mmap bool
 	Elf  *elf.File
 
-	mu           sync.Mutex
-	decompressed map[string]sectionData
-	buildID      []byte
-	buildIDDone  bool
+	mu          sync.Mutex
+	lazies      map[string]*Lazy // sections asked for, by name (nil: absent)
+	buildID     []byte
+	buildIDDone bool
 
 	mini     *Object // .gnu_debugdata, decoded once (minidebug.go)
 	miniErr  error
 	miniDone bool
-}
-
-type sectionData struct {
-	data []byte
-	addr uint64
-	err  error
-	// release unmaps data (a decompressed buffer or a cache entry); nil
-	// when the garbage collector owns it.
-	unmap func()
-}
-
-func (d sectionData) release() {
-	if d.unmap != nil {
-		d.unmap()
-	}
 }
 
 // OpenObject maps the ELF file at path.
@@ -102,28 +86,32 @@ func newObject(path string, data []byte) (o *Object, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Object{path: path, Data: data, Elf: ef, decompressed: map[string]sectionData{}}, nil
+	return &Object{path: path, Data: data, Elf: ef, lazies: map[string]*Lazy{}}, nil
 }
 
 // Path is the file the object was opened from.
 func (o *Object) Path() string { return o.path }
 
-// Close unmaps the file. Slices returned by Section must not be used after.
+// Close stores the sections decompressed since the object was opened in
+// the index cache (lazy.go) and unmaps the file. Slices returned by Section
+// and Lazy must not be used after.
 func (o *Object) Close() error {
 	if o == nil || o.Data == nil {
 		return nil
 	}
+	o.mu.Lock()
+	for name, l := range o.lazies {
+		if l != nil {
+			l.close()
+		}
+		delete(o.lazies, name)
+	}
+	o.mu.Unlock()
 	var err error
 	if o.mmap {
 		err = syscall.Munmap(o.Data)
 	}
 	o.Data = nil
-	o.mu.Lock()
-	for name, d := range o.decompressed {
-		d.release()
-		delete(o.decompressed, name)
-	}
-	o.mu.Unlock()
 	return err
 }
 
@@ -146,21 +134,58 @@ func (o *Object) RawSection(s *elf.Section) []byte {
 // Section returns the contents and link-time address of the named section.
 // Compressed sections (SHF_COMPRESSED with ELFCOMPRESS_ZLIB or
 // ELFCOMPRESS_ZSTD, gABI "Section Compression", and legacy GNU .zdebug_*)
-// are decompressed once and cached. ok is false if the section is missing,
-// has no file bytes, or cannot be decompressed.
+// are decompressed whole, once (Lazy reads only a prefix). ok is false if
+// the section is missing, has no file bytes, or cannot be decompressed.
 func (o *Object) Section(name string) (data []byte, addr uint64, ok bool) {
-	d, err := o.sectionErr(name)
-	if err != nil || d.data == nil {
+	l := o.Lazy(name)
+	if l == nil {
 		return nil, 0, false
 	}
-	return d.data, d.addr, true
+	d := l.All()
+	if l.Err() != nil || uint64(len(d)) < l.Size() {
+		return nil, 0, false
+	}
+	return d, l.addr, true
 }
 
-// sectionErr is Section with the reason a present section could not be read.
-func (o *Object) sectionErr(name string) (sectionData, error) {
+// HasSection reports whether the named section (or its .zdebug_ form) is
+// present with file bytes and, if compressed, a readable header, without
+// decompressing anything.
+func (o *Object) HasSection(name string) bool {
+	l := o.Lazy(name)
+	return l != nil && (l.size > 0 || l.Err() == nil)
+}
+
+// Lazy returns the named section to be read as far as a reader needs (see
+// Lazy), nil when it is missing or has no file bytes. A compressed section
+// whose header cannot be read gives a Lazy of size 0 whose Err says why.
+func (o *Object) Lazy(name string) *Lazy {
 	if o == nil || o.Elf == nil {
-		return sectionData{}, errors.New("no object")
+		return nil
 	}
+	o.mu.Lock()
+	l, ok := o.lazies[name]
+	o.mu.Unlock()
+	if ok {
+		return l
+	}
+	l = o.newLazy(name) // unlocked: the cache key takes o.mu for the build-id
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if prev, ok := o.lazies[name]; ok {
+		if l != nil {
+			l.close()
+		}
+		return prev
+	}
+	if o.lazies != nil {
+		o.lazies[name] = l
+	}
+	return l
+}
+
+// newLazy finds the section and reads its compression header.
+func (o *Object) newLazy(name string) *Lazy {
 	s := o.Elf.Section(name)
 	gnuZ := false
 	if s == nil && len(name) > 1 && name[0] == '.' {
@@ -169,41 +194,39 @@ func (o *Object) sectionErr(name string) (sectionData, error) {
 		}
 	}
 	if s == nil {
-		return sectionData{}, nil
+		return nil
 	}
 	raw := o.RawSection(s)
 	if raw == nil {
-		return sectionData{}, nil
+		return nil
 	}
+	l := &Lazy{o: o, name: name, addr: s.Addr, off: int64(s.Offset)}
 	if s.Flags&elf.SHF_COMPRESSED == 0 && !gnuZ {
-		return sectionData{data: raw, addr: s.Addr}, nil
+		l.buf, l.done, l.size = raw, uint64(len(raw)), uint64(len(raw))
+		return l
 	}
-	key := o.SectionKey(name, raw) // before locking: BuildID takes o.mu
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if d, ok := o.decompressed[name]; ok {
-		return d, d.err
-	}
-	if d, ok := CachedSection(key, statedSize(raw, gnuZ, o.Elf.Class, o.Elf.ByteOrder)); ok {
-		d.addr = s.Addr
-		o.decompressed[name] = d
-		return d, nil
-	}
-	var out []byte
+	var st stream
 	var err error
 	if gnuZ {
-		out, err = DecompressGNU(raw)
+		st, err = gnuStream(raw)
 	} else {
-		out, err = DecompressELF(raw, o.Elf.Class, o.Elf.ByteOrder)
+		st, err = elfStream(raw, o.Elf.Class, o.Elf.ByteOrder)
 	}
 	if err != nil {
-		err = &FormatError{Path: o.path, Format: name, Off: int64(s.Offset), Msg: err.Error(), Err: err}
-	} else {
-		storeSection(key, out)
+		l.err = &FormatError{Path: o.path, Format: name, Off: l.off, Msg: err.Error(), Err: err}
+		return l
 	}
-	d := sectionData{data: out, addr: s.Addr, err: err, unmap: func() { freeSection(out) }}
-	o.decompressed[name] = d
-	return d, err
+	l.size, l.open = st.size, st.open
+	l.key = o.SectionKey(name, raw)
+	if e := CachedSection(l.key); e != nil {
+		if uint64(len(e.Data)) <= l.size {
+			l.buf, l.done, l.stored = e.Data, uint64(len(e.Data)), uint64(len(e.Data))
+			l.releases = append(l.releases, e.Close)
+		} else {
+			e.Close()
+		}
+	}
+	return l
 }
 
 // BuildID returns the NT_GNU_BUILD_ID descriptor, or nil.

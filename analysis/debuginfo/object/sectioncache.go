@@ -11,10 +11,11 @@ import (
 	"github.com/faultline-dev/faultline/analysis/debuginfo/indexcache"
 )
 
-// Decompressed sections in the persistent index cache (indexcache): a
-// compressed section is inflated once per build, stored under the file's
-// build-id, and memory-mapped by every later process that opens the same
-// build — the editor re-opening a core, the next core of the same job.
+// Decompressed sections in the persistent index cache (indexcache): the
+// part of a compressed section that was inflated (lazy.go) is stored under
+// the file's build-id when the object is closed, and memory-mapped by
+// every later process that opens the same build — the editor re-opening a
+// core, the next core of the same job.
 
 // CacheMinSize is the decompressed size from which a section is cached:
 // smaller ones inflate faster than a cache file opens.
@@ -110,25 +111,17 @@ func (o *Object) DerivedKey(what string, sections ...string) string {
 	return k[:strings.LastIndexByte(k, '-')] + "-" + hex.EncodeToString(h.Sum(nil))
 }
 
-// CachedSection maps a cached decompressed section of size bytes (the size
-// its compression header states); an entry of another size is not used.
-func CachedSection(key string, size uint64) (sectionData, bool) {
+// CachedSection maps a cached decompressed section (or the prefix of one
+// that was stored); nil when there is none.
+func CachedSection(key string) *indexcache.Entry {
 	if key == "" {
-		return sectionData{}, false
+		return nil
 	}
-	e := IndexCache().Get(key)
-	if e == nil {
-		return sectionData{}, false
-	}
-	if uint64(len(e.Data)) != size {
-		e.Close()
-		return sectionData{}, false
-	}
-	return sectionData{data: e.Data, unmap: e.Close}, true
+	return IndexCache().Get(key)
 }
 
-// storeSection stores a decompressed section; a cache that cannot be
-// written only costs the next process the decompression.
+// storeSection stores a decompressed section (or its prefix); a cache that
+// cannot be written only costs the next process the decompression.
 func storeSection(key string, data []byte) {
 	if key == "" || len(data) < CacheMinSize {
 		return

@@ -169,7 +169,7 @@ func isCPlusPlusAt(df *dwarfreader.DwarfFile, off dwarf.Offset) bool {
 	if !ok {
 		return false
 	}
-	ud, err := df.ReadUnitDIE(df.Units[u], false)
+	ud, err := df.ReadUnitDIE(df.Unit(u), false)
 	return err == nil && isCPlusPlus(ud.Attrs.Lang)
 }
 

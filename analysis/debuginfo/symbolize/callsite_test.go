@@ -135,7 +135,7 @@ func TestCallSitesMatchReadelf(t *testing.T) {
 			if err := df.Index(); err != nil {
 				t.Fatal(err)
 			}
-			for i := range df.Units {
+			for i := range df.Units() {
 				tree, err := df.Tree(i)
 				if err != nil {
 					t.Fatal(err)
@@ -314,7 +314,7 @@ func FuzzCallSites(f *testing.F) {
 			space := &AddressSpace{}
 			space.Add(s, 0, ^uint64(0), 0)
 			var pcs []uint64
-			for i := range df.Units {
+			for i := range df.Units() {
 				if i >= 64 {
 					break
 				}

@@ -134,7 +134,7 @@ func TestDecodeUnitMatchesDebugDWARF(t *testing.T) {
 				t.Fatal(err)
 			}
 			kept, units := 0, 0
-			for _, u := range df.Units {
+			for _, u := range df.Units() {
 				if u.Utype != dwarfreader.UtCompile && u.Utype != dwarfreader.UtPartial {
 					continue
 				}
@@ -211,12 +211,13 @@ func FuzzUnitDIEs(f *testing.F) {
 			df := &dwarfreader.DwarfFile{
 				Obj: &object.Object{}, // no path: only error messages name it
 				Bo:  binary.LittleEndian,
-				Sec: dwarfreader.DwarfSections{Info: info, Abbrev: abbrev, Str: str, LineStr: str,
-					StrOffsets: lists, Addr: lists, Ranges: lists, Rnglists: lists},
+				Sec: dwarfreader.DwarfSections{Info: object.NewLazyBytes(".debug_info", info), Abbrev: object.NewLazyBytes(".debug_abbrev", abbrev),
+					Str: object.NewLazyBytes(".debug_str", str), LineStr: object.NewLazyBytes(".debug_line_str", str),
+					StrOffsets: object.NewLazyBytes(".debug_str_offsets", lists), Addr: object.NewLazyBytes(".debug_addr", lists),
+					Ranges: object.NewLazyBytes(".debug_ranges", lists), Rnglists: object.NewLazyBytes(".debug_rnglists", lists)},
 				Decoded: map[int]*dwarfreader.UnitTree{},
 			}
 			units, _ := dwarfreader.ParseUnitHeaders(info, binary.LittleEndian)
-			df.IndexOnce.Do(func() { df.Units = units })
 			for i, u := range units {
 				if i == 16 {
 					break

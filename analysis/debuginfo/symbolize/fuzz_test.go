@@ -51,7 +51,8 @@ func FuzzLineProgram(f *testing.F) {
 	f.Add([]byte{}, uint64(0x1139))
 	f.Fuzz(func(t *testing.T, data []byte, pc uint64) {
 		fuzzbudget.Check(t, len(data), fuzzbudget.Default, func() {
-			p, _ := dwarfline.ParseLineProgram(data, 0, binary.LittleEndian, 8, dwarfline.LineStrings{LineStr: data, Str: data, StrOffsets: data})
+			p, _ := dwarfline.ParseLineProgram(data, 0, binary.LittleEndian, 8, dwarfline.LineStrings{LineStr: object.NewLazyBytes(".debug_line_str", data),
+				Str: object.NewLazyBytes(".debug_str", data), StrOffsets: object.NewLazyBytes(".debug_str_offsets", data)})
 			if p == nil {
 				return
 			}

@@ -2,6 +2,7 @@ package symbolize
 
 import (
 	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfline"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/dwarfreader"
 )
 
 // LLVMLineAt returns the line table row that describes pc the way LLVM's
@@ -25,7 +26,8 @@ func (s *Symbols) LLVMLineAt(pc uint64) (file string, line, column int, ok bool)
 		lt, _ := t.LineTable()
 		strs := df.Strs
 		strs.StrOffBase = t.StrOffB
-		p, _ := dwarfline.ParseLineProgram(df.Line, uint64(t.StmtList), df.Bo, t.Hdr.Asize, strs)
+		line := dwarfreader.LineProgramPrefix(df.Line, uint64(t.StmtList), df.Bo)
+		p, _ := dwarfline.ParseLineProgram(line, uint64(t.StmtList), df.Bo, t.Hdr.Asize, strs)
 		if p == nil || lt == nil {
 			continue
 		}

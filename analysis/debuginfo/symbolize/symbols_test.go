@@ -287,11 +287,11 @@ func TestLazyUnits(t *testing.T) {
 		t.Fatalf("Lookup(abort+4) = %s", formatLocs(locs))
 	}
 	df := syms.dwarfData()
-	if len(df.Units) < 100 {
-		t.Fatalf("only %d units in libc's DWARF", len(df.Units))
+	if len(df.Units()) < 100 {
+		t.Fatalf("only %d units in libc's DWARF", len(df.Units()))
 	}
 	if n := len(df.Decoded); n > 3 {
-		t.Errorf("decoded %d of %d units for one lookup", n, len(df.Units))
+		t.Errorf("decoded %d of %d units for one lookup", n, len(df.Units()))
 	}
 }
 

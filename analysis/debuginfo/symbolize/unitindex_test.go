@@ -35,8 +35,8 @@ func TestUnitIndexCache(t *testing.T) {
 	object.SetIndexCache(nil)
 	built, closeBuilt := open()
 	defer closeBuilt()
-	if len(built.Units) < 100 || len(built.Ranges) < 100 {
-		t.Fatalf("libc6-dbg: %d units, %d ranges", len(built.Units), len(built.Ranges))
+	if len(built.Units()) < 100 || len(built.Ranges) < 100 {
+		t.Fatalf("libc6-dbg: %d units, %d ranges", len(built.Units()), len(built.Ranges))
 	}
 	object.SetIndexCache(indexcache.New(dir, 0))
 	defer object.SetIndexCache(nil)
@@ -49,7 +49,7 @@ func TestUnitIndexCache(t *testing.T) {
 	loaded, c2 := open()
 	defer c2()
 	for _, df := range []*dwarfreader.DwarfFile{first, loaded} {
-		if !reflect.DeepEqual(df.Units, built.Units) || !reflect.DeepEqual(df.Ranges, built.Ranges) || !reflect.DeepEqual(df.MaxHi, built.MaxHi) {
+		if !reflect.DeepEqual(df.Units(), built.Units()) || !reflect.DeepEqual(df.Ranges, built.Ranges) || !reflect.DeepEqual(df.MaxHi, built.MaxHi) {
 			t.Fatal("the cached unit index differs from the built one")
 		}
 	}

@@ -155,10 +155,7 @@ func (ev *ValueEval) env(uc *UnitCtx) *exprEnv {
 		frame: ev.Fs, bo: ev.Df.Bo, asize: uc.u.Asize, offSize: uc.u.Format().OffSize, bias: ev.Bias,
 		frameBase: ev.frameBase,
 		addrx: func(idx uint64) (uint64, bool) {
-			if idx > uint64(len(ev.Df.Sec.Addr)) {
-				return 0, false
-			}
-			return dwarfreader.ReadAt(ev.Df.Sec.Addr, uc.ud.Bases.Addr+idx*uint64(uc.u.Asize), uc.u.Asize, ev.Df.Bo)
+			return dwarfreader.ReadLazyAt(ev.Df.Sec.Addr, uc.ud.Bases.Addr, idx, uc.u.Asize, ev.Df.Bo)
 		},
 	}
 }
@@ -201,7 +198,7 @@ func (ev *ValueEval) expr(uc *UnitCtx, l attrLoc) ([]byte, error) {
 		return l.expr, nil
 	}
 	c := &locListCtx{vers: uc.u.Vers, asize: uc.u.Asize, base: uc.ud.Rctx.Base, addrBase: uc.ud.Bases.Addr,
-		bo: ev.Df.Bo, addr: ev.Df.Sec.Addr}
+		bo: ev.Df.Bo, addr: ev.Df.Sec.Addr.All()}
 	if uc.u.Vers >= 5 {
 		sec, _, _ := ev.Df.Obj.Section(".debug_loclists")
 		off := l.listOff

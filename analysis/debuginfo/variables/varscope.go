@@ -67,7 +67,7 @@ func UnitCtxAt(df *dwarfreader.DwarfFile, off uint64, cache map[int]*UnitCtx) (*
 	if uc, ok := cache[i]; ok {
 		return uc, nil
 	}
-	u := df.Units[i]
+	u := df.Unit(i)
 	ud, err := df.ReadUnitDIE(u, true)
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func UnitCtxAt(df *dwarfreader.DwarfFile, off uint64, cache map[int]*UnitCtx) (*
 }
 
 func (uc *UnitCtx) reader(off uint64) *dwarfreader.DieReader {
-	r := &dwarfreader.DieReader{B: uc.df.Sec.Info, Pos: int(off), End: int(uc.u.End), Bo: uc.df.Bo, Uf: uc.u.Format()}
+	r := &dwarfreader.DieReader{B: uc.df.Sec.Info.Upto(uc.u.End), Pos: int(off), End: int(uc.u.End), Bo: uc.df.Bo, Uf: uc.u.Format()}
 	if off < uc.u.DieOff || off >= uc.u.End {
 		r.Fail()
 	}
