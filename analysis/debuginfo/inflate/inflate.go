@@ -35,9 +35,9 @@ type Decoder struct {
 	n   int // bytes of out written
 
 	zlib   bool
-	final  bool // the current block is the last
-	block  int  // blockNone, blockStored or blockHuffman
-	stored int  // bytes left in a stored block
+	final  bool   // the current block is the last
+	block  int    // blockNone, blockStored or blockHuffman
+	stored int    // bytes left in a stored block
 	lit    *table // the current block's codes: fixed, or dyn*
 	dist   *table
 	dynLit table
