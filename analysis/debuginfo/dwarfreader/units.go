@@ -151,6 +151,9 @@ func (df *DwarfFile) unitsByAranges(pc uint64) []int {
 		}
 	}
 	slices.Sort(offs)
+	if len(offs) > 0 {
+		df.prefetchFor(offs[len(offs)-1])
+	}
 	var out []int
 	for _, off := range offs {
 		u, ok := df.unitAt(off)
@@ -159,6 +162,21 @@ func (df *DwarfFile) unitsByAranges(pc uint64) []int {
 		}
 	}
 	return out
+}
+
+// prefetchFor starts decompressing, on other cores, the sections a unit
+// at .debug_info offset off will read besides .debug_info (which its
+// reader decompresses meanwhile): GCC writes each unit's abbreviations,
+// line program and range lists in unit order, so the same fraction of
+// those sections is about as far as this unit's parts start.
+func (df *DwarfFile) prefetchFor(off uint64) {
+	size := df.Sec.Info.Size()
+	if size == 0 || off > size {
+		return
+	}
+	for _, sec := range []*object.Lazy{df.Sec.Abbrev, df.Line, df.Sec.Rnglists} {
+		sec.Prefetch(uint64(float64(sec.Size()) * float64(off) / float64(size)))
+	}
 }
 
 // unitHolds reports whether unit i's top DIE puts pc in the unit (for a

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 )
@@ -44,6 +45,7 @@ type SymbolTable struct {
 	byNameOnce sync.Once
 	byName     map[string]uint64
 	global     map[string]bool // byName's symbol is a global or weak code symbol
+	scans      atomic.Int32    // lookups by name answered by a scan (ByName)
 }
 
 // nameBytes is the name of s without copying it out of the string table.
@@ -104,6 +106,33 @@ func ReadSymbols(o *object.Object, section string) *SymbolTable {
 		t.sections = o.Elf.Sections
 	}
 	return t
+}
+
+// maxNameScans is how many lookups by name a table answers by scanning its
+// entries before it builds the name map: a core's tail-call searches ask a
+// handful of names, for which a scan of a few thousand entries is cheaper
+// than a map of them all.
+const maxNameScans = 16
+
+// ByName returns the address of the symbol named name as Names picks it
+// (a global definition wins over a local one) and whether that symbol is a
+// global or weak code symbol (GlobalName), without building the name map
+// for the first lookups.
+func (t *SymbolTable) ByName(name string) (addr uint64, global, ok bool) {
+	if t == nil || t.EntSize == 0 {
+		return 0, false, false
+	}
+	if t.scans.Add(1) > maxNameScans {
+		addr, ok = t.Names()[name]
+		return addr, ok && t.global[name], ok
+	}
+	t.each(func(e rawSym) {
+		if e.typ == elf.STT_TLS || (ok && e.bind != elf.STB_GLOBAL) || string(cStringBytes(t.strs, e.nameOff)) != name {
+			return
+		}
+		addr, global, ok = e.value, t.isCode(e) && e.bind != elf.STB_LOCAL, true
+	})
+	return addr, global, ok
 }
 
 // GlobalName reports whether names()' symbol name is a global or weak code

@@ -7,11 +7,16 @@
 // directory and renamed into place, so a reader sees a whole entry or none
 // (several processes may fill the cache at once). An entry starts with a
 // header — magic, format version, the key it was stored under, the payload
-// length and its CRC-32C — and is memory-mapped on lookup; an entry whose
-// header or checksum does not verify is deleted and reported as a miss, so
-// a damaged entry is rebuilt, never trusted. The directory is bounded in
-// size: after each store, least recently used entries (by modification
-// time, which a lookup refreshes) are deleted until it fits.
+// length and the CRC-32C of a table that holds the CRC-32C of each
+// 256 KiB chunk of the payload — and is memory-mapped on lookup; an entry
+// whose header or checksums do not verify is deleted and reported as a
+// miss, so a damaged entry is rebuilt, never trusted. Get verifies the
+// whole payload; GetPartial only the header and table, and the chunks as a
+// reader reaches them (Entry.Verified), so a reader of part of a big entry
+// (the units one core's frames are in) reads only that part. The
+// directory is bounded in size: after stores (the first of a process,
+// then one per 1/64 of the bound stored), least recently used entries (by
+// modification time, which a lookup refreshes) are deleted until it fits.
 package indexcache
 
 import (
@@ -24,6 +29,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,13 +37,17 @@ import (
 )
 
 // Version is the entry format version; entries of another version are misses.
-const Version = 1
+const Version = 2
+
+// chunkSize is the payload span each checksum of the table covers.
+const chunkSize = 256 << 10
 
 // magic starts every entry.
 var magic = [8]byte{'F', 'L', 'I', 'D', 'X', 0, 0, 0}
 
 // headerSize is magic, version u32, key length u32, payload length u64,
-// CRC-32C u32, reserved u32; the key follows.
+// the chunk table's CRC-32C u32, reserved u32; the key follows, then the
+// table (a u32 per chunk), then the payload.
 const headerSize = 32
 
 // maxKey bounds a key's length.
@@ -49,9 +59,14 @@ const DefaultMaxBytes = 4 << 30
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Cache is a cache directory. The zero value and nil are a disabled cache.
+// It is safe for concurrent use.
 type Cache struct {
 	dir      string
 	maxBytes int64
+
+	mu        sync.Mutex
+	trimmed   bool  // this process trimmed the directory once
+	sinceTrim int64 // bytes stored since
 }
 
 // New returns the cache in dir, bounded to maxBytes (DefaultMaxBytes if 0).
@@ -147,23 +162,75 @@ func validKey(key string) bool {
 
 func (c *Cache) path(key string) string { return filepath.Join(c.dir, key+".idx") }
 
-// Entry is a mapped cache entry. Data is valid until Close.
+// Entry is a mapped cache entry. Data is valid until Close; an entry from
+// GetPartial has Data nil, and its payload is read through Verified.
 type Entry struct {
 	Data    []byte
 	mapping []byte
+
+	payload  []byte // the whole payload, unverified past verified
+	table    []byte // the chunk checksums
+	verified int    // payload bytes checked so far
+	bad      bool
+	c        *Cache
+	path     string
+	opened   os.FileInfo
 }
 
 // Close unmaps the entry.
 func (e *Entry) Close() {
 	if e != nil && e.mapping != nil {
 		syscall.Munmap(e.mapping)
-		e.mapping, e.Data = nil, nil
+		e.mapping, e.Data, e.payload = nil, nil, nil
 	}
 }
 
-// Get maps the entry stored under key; nil when there is none or it does
-// not verify (a damaged entry is deleted so that the next Put rebuilds it).
+// Size is the payload's size.
+func (e *Entry) Size() int { return len(e.payload) }
+
+// Verified checks the payload's chunks as far as n bytes (all of it when n
+// is past its end) and returns them; ok is false when a chunk does not
+// match its checksum, and the entry is then deleted from the cache (the
+// caller rebuilds it). Not safe for concurrent use.
+func (e *Entry) Verified(n int) (b []byte, ok bool) {
+	n = min(max(n, 0), len(e.payload))
+	for !e.bad && e.verified < n {
+		end := min(e.verified+chunkSize, len(e.payload))
+		i := e.verified / chunkSize
+		if crc32.Checksum(e.payload[e.verified:end], castagnoli) != binary.LittleEndian.Uint32(e.table[4*i:]) {
+			e.bad = true
+			e.c.discard(e.path, e.opened)
+			break
+		}
+		e.verified = end
+	}
+	if e.bad {
+		return nil, false
+	}
+	return e.payload[:n], true
+}
+
+// Get maps the entry stored under key and verifies all of it; nil when
+// there is none or it does not verify (a damaged entry is deleted so that
+// the next Put rebuilds it).
 func (c *Cache) Get(key string) *Entry {
+	e := c.GetPartial(key)
+	if e == nil {
+		return nil
+	}
+	data, ok := e.Verified(len(e.payload))
+	if !ok {
+		e.Close()
+		return nil
+	}
+	e.Data = data
+	return e
+}
+
+// GetPartial maps the entry stored under key, verifying its header and
+// chunk table but not its payload (see Entry.Verified); nil when there is
+// none or the header does not verify.
+func (c *Cache) GetPartial(key string) *Entry {
 	if c == nil || c.dir == "" || !validKey(key) {
 		return nil
 	}
@@ -181,18 +248,15 @@ func (c *Cache) Get(key string) *Entry {
 	if err != nil {
 		return nil
 	}
-	data, ok := verify(m, key)
+	payload, table, ok := verifyHeader(m, key)
 	if !ok {
 		syscall.Munmap(m)
 		c.discard(p, st)
 		return nil
 	}
-	// Verifying read every page; the pages stay in the page cache, but
-	// need not count in this process's resident set until used again.
-	syscall.Madvise(m, syscall.MADV_DONTNEED)
 	now := time.Now()
 	os.Chtimes(p, now, now) // least recently used goes first
-	return &Entry{Data: data, mapping: m}
+	return &Entry{mapping: m, payload: payload, table: table, c: c, path: p, opened: st}
 }
 
 // discard deletes a damaged entry, unless another process has replaced it
@@ -203,26 +267,66 @@ func (c *Cache) discard(p string, opened os.FileInfo) {
 	}
 }
 
-// verify checks an entry's header and checksum and returns its payload.
+// verify checks an entry's header and checksums and returns its payload.
 func verify(m []byte, key string) ([]byte, bool) {
-	if len(m) < headerSize || !bytes.Equal(m[:8], magic[:]) {
+	payload, table, ok := verifyHeader(m, key)
+	if !ok {
 		return nil, false
+	}
+	for off := 0; off < len(payload); off += chunkSize {
+		chunk := payload[off:min(off+chunkSize, len(payload))]
+		if crc32.Checksum(chunk, castagnoli) != binary.LittleEndian.Uint32(table[4*(off/chunkSize):]) {
+			return nil, false
+		}
+	}
+	return payload, true
+}
+
+// verifyHeader checks an entry's header, key and chunk table and returns
+// its payload and table.
+func verifyHeader(m []byte, key string) (payload, table []byte, ok bool) {
+	if len(m) < headerSize || !bytes.Equal(m[:8], magic[:]) {
+		return nil, nil, false
 	}
 	le := binary.LittleEndian
 	if le.Uint32(m[8:]) != Version {
-		return nil, false
+		return nil, nil, false
 	}
 	klen, plen, sum := uint64(le.Uint32(m[12:])), le.Uint64(m[16:]), le.Uint32(m[24:])
-	// plen is checked on its own first: headerSize+klen+plen may wrap.
-	if klen != uint64(len(key)) || plen > uint64(len(m)) || uint64(len(m)) != headerSize+klen+plen ||
-		string(m[headerSize:headerSize+klen]) != key {
-		return nil, false
+	// plen is checked on its own first: the sum of the sizes may wrap.
+	if klen > maxKey || plen > uint64(len(m)) {
+		return nil, nil, false
 	}
-	payload := m[headerSize+klen:]
-	if crc32.Checksum(payload, castagnoli) != sum {
-		return nil, false
+	tlen := 4 * chunks(plen)
+	if uint64(len(m)) != headerSize+klen+tlen+plen || klen != uint64(len(key)) || string(m[headerSize:headerSize+klen]) != key {
+		return nil, nil, false
 	}
-	return payload, true
+	table = m[headerSize+klen : headerSize+klen+tlen]
+	if crc32.Checksum(table, castagnoli) != sum {
+		return nil, nil, false
+	}
+	return m[headerSize+klen+tlen:], table, true
+}
+
+// chunks is how many chunks a payload of n bytes has.
+func chunks(n uint64) uint64 { return (n + chunkSize - 1) / chunkSize }
+
+// header is an entry's bytes before its payload.
+func header(key string, payload []byte) []byte {
+	n := chunks(uint64(len(payload)))
+	b := make([]byte, headerSize, headerSize+uint64(len(key))+4*n)
+	copy(b, magic[:])
+	le := binary.LittleEndian
+	le.PutUint32(b[8:], Version)
+	le.PutUint32(b[12:], uint32(len(key)))
+	le.PutUint64(b[16:], uint64(len(payload)))
+	b = append(b, key...)
+	t := len(b)
+	for i := 0; i < len(payload); i += chunkSize {
+		b = le.AppendUint32(b, crc32.Checksum(payload[i:min(i+chunkSize, len(payload))], castagnoli))
+	}
+	le.PutUint32(b[24:], crc32.Checksum(b[t:], castagnoli))
+	return b
 }
 
 // Put stores payload under key: written to a temporary file and renamed
@@ -246,14 +350,7 @@ func (c *Cache) Put(key string, payload []byte) error {
 		return err
 	}
 	tmp := f.Name()
-	var hdr [headerSize]byte
-	copy(hdr[:], magic[:])
-	le := binary.LittleEndian
-	le.PutUint32(hdr[8:], Version)
-	le.PutUint32(hdr[12:], uint32(len(key)))
-	le.PutUint64(hdr[16:], uint64(len(payload)))
-	le.PutUint32(hdr[24:], crc32.Checksum(payload, castagnoli))
-	_, err = f.Write(append(hdr[:], key...))
+	_, err = f.Write(header(key, payload))
 	if err == nil {
 		_, err = f.Write(payload)
 	}
@@ -267,5 +364,23 @@ func (c *Cache) Put(key string, payload []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	return c.trim()
+	if c.trimDue(int64(len(payload))) {
+		return c.trim()
+	}
+	return nil
+}
+
+// trimDue says whether a store of n bytes should trim the directory: the
+// first store of the process does, then one every maxBytes/64 bytes
+// stored, so the directory stays within its bound (plus at most that
+// much) without every store listing it.
+func (c *Cache) trimDue(n int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sinceTrim += n
+	if c.trimmed && c.sinceTrim < c.maxBytes/64 {
+		return false
+	}
+	c.trimmed, c.sinceTrim = true, 0
+	return true
 }

@@ -200,3 +200,38 @@ func worker(w, dir string) error {
 	fmt.Printf("worker %s hits=%d\n", w, hits)
 	return nil
 }
+
+// TestPartialVerify: GetPartial checks chunks only as far as they are
+// read; a damaged chunk past that costs nothing until it is reached, and
+// then the entry is deleted.
+func TestPartialVerify(t *testing.T) {
+	c := New(t.TempDir(), 0)
+	want := payload("part", 3*chunkSize+100)
+	if err := c.Put("part", want); err != nil {
+		t.Fatal(err)
+	}
+	p := c.path("part")
+	b, _ := os.ReadFile(p)
+	b[len(b)-chunkSize-50] ^= 1 // in the third chunk
+	os.WriteFile(p, b, 0o644)
+	e := c.GetPartial("part")
+	if e == nil || e.Size() != len(want) {
+		t.Fatal("GetPartial rejected an entry whose header is intact")
+	}
+	defer e.Close()
+	if got, ok := e.Verified(2 * chunkSize); !ok || !bytes.Equal(got, want[:2*chunkSize]) {
+		t.Fatal("the first two chunks did not verify")
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal("entry deleted before its damaged chunk was read")
+	}
+	if _, ok := e.Verified(e.Size()); ok {
+		t.Fatal("a damaged chunk verified")
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("damaged entry not deleted: %v", err)
+	}
+	if c.Get("part") != nil {
+		t.Error("Get found the damaged entry")
+	}
+}

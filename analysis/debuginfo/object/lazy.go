@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/faultline-dev/faultline/analysis/debuginfo/indexcache"
 )
 
 // Lazy sections. A compressed section (SHF_COMPRESSED, .zdebug_*) is one
@@ -48,11 +50,16 @@ type Lazy struct {
 	open     func(out []byte) (decoder, func(), error)
 	r        decoder // the stream, positioned at decoded (nil: not opened)
 	closeR   func()
-	decoded  uint64 // bytes the stream has produced into own
-	own      []byte // the buffer decompression writes (allocSection), nil before
-	key      string // index-cache key, "" without a cache
-	stored   uint64 // bytes the cache holds under key
+	decoded  uint64            // bytes the stream has produced into own
+	own      []byte            // the buffer decompression writes (allocSection), nil before
+	raw      []byte            // the compressed bytes, which key is derived from
+	key      string            // index-cache key, "" without a cache (cacheKey)
+	keyed    bool              // key is set
+	looked   bool              // the cache was asked for key
+	entry    *indexcache.Entry // the cached prefix, verified as read
+	stored   uint64            // bytes the cache holds under key
 	releases []func()
+	closed   bool // the object was closed: no more steps (a prefetch may be late)
 }
 
 // Name is the section's name.
@@ -145,29 +152,91 @@ func (l *Lazy) CString(off uint64) (b []byte, ok bool) {
 }
 
 // advance decompresses until at least end bytes are available (or the
-// stream fails), one lazyStep at a time, publishing each step so that
-// readers of earlier bytes never wait for later ones.
+// stream fails), one step at a time, publishing each step and letting go
+// of the decoder between steps, so that a reader of earlier bytes waits
+// for one step at most while another goroutine reads further ahead.
 func (l *Lazy) advance(end uint64) {
+	for l.advanceStep(end) {
+	}
+}
+
+// advanceStep makes one step towards end; false once end is reached or
+// the stream failed.
+func (l *Lazy) advanceStep(end uint64) bool {
 	l.dec.Lock()
 	defer l.dec.Unlock()
-	for {
+	l.mu.Lock()
+	done, err := l.done, l.err
+	l.mu.Unlock()
+	if done >= end || err != nil || l.closed {
+		return false
+	}
+	step := uint64(lazyStep)
+	if end <= lazyFirstStep {
+		step = lazyFirstStep
+	}
+	target := min(l.size, (end+step-1)/step*step)
+	if l.fromCache(end, target) {
+		return true
+	}
+	if err := l.step(target); err != nil {
 		l.mu.Lock()
-		done, err := l.done, l.err
+		l.err = &FormatError{Path: l.o.path, Format: l.name, Off: l.off, Msg: err.Error(), Err: err}
 		l.mu.Unlock()
-		if done >= end || err != nil {
-			return
-		}
-		step := uint64(lazyStep)
-		if end <= lazyFirstStep {
-			step = lazyFirstStep
-		}
-		if err := l.step(min(l.size, (end+step-1)/step*step)); err != nil {
-			l.mu.Lock()
-			l.err = &FormatError{Path: l.o.path, Format: l.name, Off: l.off, Msg: err.Error(), Err: err}
-			l.mu.Unlock()
-			return
+		return false
+	}
+	return true
+}
+
+// Prefetch starts decompressing the section up to end in the background
+// (a reader that will need it soon: another core can do it meanwhile).
+func (l *Lazy) Prefetch(end uint64) {
+	if l == nil || l.Done() >= min(end, l.size) {
+		return
+	}
+	go l.advance(end)
+}
+
+// cacheKey is the section's index-cache key (SectionKey: a hash of the
+// compressed bytes), computed once, when the cache is first asked or
+// written. l.dec is held.
+func (l *Lazy) cacheKey() string {
+	if !l.keyed {
+		l.key, l.keyed = l.o.SectionKey(l.name, l.raw), true
+	}
+	return l.key
+}
+
+// fromCache publishes the cached prefix as far as target (its chunks
+// verified as they are reached) when it holds end; false when there is no
+// cached prefix that long, or it turns out damaged (then it is dropped
+// and the section is decompressed from its start). l.dec is held.
+func (l *Lazy) fromCache(end, target uint64) bool {
+	if !l.looked {
+		l.looked = true
+		if e := CachedSection(l.cacheKey()); e != nil {
+			if uint64(e.Size()) <= l.size {
+				l.entry, l.stored = e, uint64(e.Size())
+				l.releases = append(l.releases, e.Close)
+			} else {
+				e.Close()
+			}
 		}
 	}
+	if l.entry == nil || l.r != nil || uint64(l.entry.Size()) < end {
+		return false
+	}
+	b, ok := l.entry.Verified(int(target))
+	if !ok {
+		l.entry, l.stored = nil, 0
+		return false
+	}
+	l.mu.Lock()
+	if uint64(len(b)) > l.done {
+		l.buf, l.done = b, uint64(len(b))
+	}
+	l.mu.Unlock()
+	return true
 }
 
 // step decompresses from where the stream is to target (at most one more
@@ -223,10 +292,11 @@ func (l *Lazy) finishStream() {
 func (l *Lazy) close() {
 	l.dec.Lock()
 	defer l.dec.Unlock()
+	l.closed = true
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.own != nil && l.done > l.stored && l.err == nil {
-		storeSection(l.key, l.buf[:l.done])
+	if l.own != nil && l.done > l.stored && l.err == nil && l.done >= CacheMinSize {
+		storeSection(l.cacheKey(), l.buf[:l.done])
 	}
 	if l.closeR != nil {
 		l.closeR()

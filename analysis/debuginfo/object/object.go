@@ -99,14 +99,21 @@ func (o *Object) Close() error {
 	if o == nil || o.Data == nil {
 		return nil
 	}
+	// Each section writes its own cache entry: side by side.
+	var wg sync.WaitGroup
 	o.mu.Lock()
 	for name, l := range o.lazies {
 		if l != nil {
-			l.close()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.close()
+			}()
 		}
 		delete(o.lazies, name)
 	}
 	o.mu.Unlock()
+	wg.Wait()
 	var err error
 	if o.mmap {
 		err = syscall.Munmap(o.Data)
@@ -216,16 +223,7 @@ func (o *Object) newLazy(name string) *Lazy {
 		l.err = &FormatError{Path: o.path, Format: name, Off: l.off, Msg: err.Error(), Err: err}
 		return l
 	}
-	l.size, l.open = st.size, st.open
-	l.key = o.SectionKey(name, raw)
-	if e := CachedSection(l.key); e != nil {
-		if uint64(len(e.Data)) <= l.size {
-			l.buf, l.done, l.stored = e.Data, uint64(len(e.Data)), uint64(len(e.Data))
-			l.releases = append(l.releases, e.Close)
-		} else {
-			e.Close()
-		}
-	}
+	l.size, l.open, l.raw = st.size, st.open, raw
 	return l
 }
 

@@ -112,12 +112,13 @@ func (o *Object) DerivedKey(what string, sections ...string) string {
 }
 
 // CachedSection maps a cached decompressed section (or the prefix of one
-// that was stored); nil when there is none.
+// that was stored), its payload to be read through Verified; nil when
+// there is none.
 func CachedSection(key string) *indexcache.Entry {
 	if key == "" {
 		return nil
 	}
-	return IndexCache().Get(key)
+	return IndexCache().GetPartial(key)
 }
 
 // storeSection stores a decompressed section (or its prefix); a cache that

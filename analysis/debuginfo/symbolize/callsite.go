@@ -217,8 +217,8 @@ func (s *Symbols) symbolByName(name string) (addr uint64, global, ok bool) {
 		var found, g bool
 		if t.Dynamic && h != nil {
 			a, g, found = h.Global(name)
-		} else if a, found = t.Names()[name]; found {
-			g = t.GlobalName(name)
+		} else {
+			a, g, found = t.ByName(name)
 		}
 		if !found {
 			continue

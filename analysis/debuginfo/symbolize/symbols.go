@@ -211,7 +211,7 @@ func (s *Symbols) SymbolAddr(name string) (uint64, bool) {
 			if a, _, ok := h.Global(name); ok {
 				return a, true
 			}
-		} else if a, ok := t.Names()[name]; ok {
+		} else if a, _, ok := t.ByName(name); ok {
 			return a, true
 		}
 	}
