@@ -86,6 +86,9 @@ type unitRange struct {
 	unit   int
 }
 
+// Unit is the index of the unit the range belongs to.
+func (r unitRange) Unit() int { return r.unit }
+
 // Unit types (DWARF 5 §7.5.1).
 const (
 	UtCompile  = 0x01
