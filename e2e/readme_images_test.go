@@ -40,3 +40,29 @@ func TestREADMEImagesExist(t *testing.T) {
 	}
 	t.Logf("README.md shows %d images, each a PNG of the checkout", len(linked))
 }
+
+// TestExtensionREADMEImagesExist: the VS Code extension's README shows
+// what a user can do with screenshots of the editor test run (the crash
+// editor, the culprit, the Crash view, a debug session), each a PNG of the
+// checkout (editors/test.sh --update-screenshots writes them).
+func TestExtensionREADMEImagesExist(t *testing.T) {
+	dir := filepath.Join(repoRoot, "editors", "vscode")
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]bool{}
+	for _, m := range markdownImage.FindAllSubmatch(readme, -1) {
+		rel := string(m[1])
+		shown[filepath.Base(rel)] = true
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("the extension README shows %s: not a PNG of the checkout (%v)", rel, err)
+		}
+	}
+	for _, want := range []string{"vscode-crash-editor.png", "vscode-culprit.png", "vscode-crash-view.png", "vscode-callstack.png"} {
+		if !shown[want] {
+			t.Errorf("the extension README does not show %s", want)
+		}
+	}
+}

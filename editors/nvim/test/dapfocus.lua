@@ -43,13 +43,15 @@ return function(record, check, bin)
     end)
   end)
   local url = 'http://127.0.0.1:' .. server:getsockname().port
+  -- A cache of its own: a miss another run cached would keep the client quiet.
+  local env = { DEBUGINFOD_URLS = url, DEBUGINFOD_CACHE_PATH = vim.fn.tempname() }
   local function start(on_stdout)
-    return vim.fn.jobstart({ bin, 'dap' }, { on_stdout = on_stdout, env = { DEBUGINFOD_URLS = url } })
+    return vim.fn.jobstart({ bin, 'dap' }, { on_stdout = on_stdout, env = env })
   end
 
   local buf, msgs, seq = '', {}, 0
   local job = vim.fn.jobstart({ bin, 'dap' }, {
-    env = { DEBUGINFOD_URLS = url },
+    env = env,
     on_stdout = function(_, data)
       buf = buf .. table.concat(data, '\n')
       while true do

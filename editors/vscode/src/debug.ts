@@ -3,6 +3,7 @@
 // {"coreFile", "program"?, "sysroot"?, "sourceMap"?, "offline"?}; the Call Stack,
 // Variables, Watch and Disassembly views then show the dump.
 
+import * as fs from 'fs';
 import * as vscode from 'vscode';
 
 /** DebugType is the launch configurations' "type". */
@@ -16,7 +17,53 @@ export function registerDebugger(context: vscode.ExtensionContext, serverPath: (
     }),
     vscode.debug.registerDebugConfigurationProvider(DebugType, new ConfigurationProvider()),
     vscode.commands.registerCommand('faultline.ui.debugCrashDump', debugCrashDump),
+    vscode.debug.registerDebugAdapterTrackerFactory(DebugType, {
+      createDebugAdapterTracker: () => ({ onDidSendMessage: offerDisassembly }),
+    }),
   );
+}
+
+/** A stack frame as the adapter sends it (the fields read here). */
+interface Frame {
+  line: number;
+  column: number;
+  source?: {
+    name?: string;
+    path?: string;
+    sourceReference?: number;
+    presentationHint?: string;
+    origin?: string;
+    sources?: { name?: string; sourceReference?: number; adapterData?: { line?: number } }[];
+  };
+}
+
+/**
+ * offerDisassembly rewrites, in a stackTrace response on its way to the
+ * Call Stack, each frame whose file is not on this machine (the adapter
+ * keeps DWARF's name, path and line, de-emphasized) to open its
+ * disassembly document instead, the related source the adapter gives, at
+ * the pc: clicking it shows the disassembly, not an editor that cannot
+ * open the file. Its source name keeps the file and line.
+ */
+function offerDisassembly(message: { type?: string; command?: string; body?: { stackFrames?: Frame[] } }): void {
+  if (message.type !== 'response' || message.command !== 'stackTrace') {
+    return;
+  }
+  for (const f of message.body?.stackFrames ?? []) {
+    const src = f.source;
+    const doc = src?.sources?.[0];
+    if (!src || !doc?.sourceReference || src.sourceReference || (src.path && fs.existsSync(src.path))) {
+      continue;
+    }
+    f.source = {
+      name: `${src.name ?? '?'}:${f.line} (not on this machine: disassembly)`,
+      sourceReference: doc.sourceReference,
+      presentationHint: 'deemphasize',
+      origin: src.origin,
+    };
+    f.line = doc.adapterData?.line ?? 1;
+    f.column = 1;
+  }
 }
 
 /** debugCrashDump asks for a core dump (unless given one) and starts a faultline debug session on it. */
