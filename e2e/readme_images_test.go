@@ -60,7 +60,7 @@ func TestExtensionREADMEImagesExist(t *testing.T) {
 			t.Errorf("the extension README shows %s: not a PNG of the checkout (%v)", rel, err)
 		}
 	}
-	for _, want := range []string{"vscode-crash-editor.png", "vscode-culprit.png", "vscode-crash-view.png", "vscode-callstack.png"} {
+	for _, want := range []string{"vscode-crash-editor.png", "vscode-apport-report.png", "vscode-culprit.png", "vscode-crash-view.png", "vscode-callstack.png"} {
 		if !shown[want] {
 			t.Errorf("the extension README does not show %s", want)
 		}

@@ -56,10 +56,16 @@ const workspace = path.join(outDir, 'native');
 fs.mkdirSync(outDir, { recursive: true });
 fs.cpSync(path.join(repo, 'testdata', 'native'), workspace, { recursive: true });
 const dump = path.join(workspace, 'cores', 'null_inline.core.gz');
+// Crash files by their usual names, and a source file named like one: the
+// null_inline core as core.%e.%p writes it, and a Python file core.py.
+fs.writeFileSync(path.join(workspace, 'cores', 'core.null_inline.24623'), zlib.gunzipSync(fs.readFileSync(dump)));
+fs.writeFileSync(path.join(workspace, 'cores', 'core.py'), 'def main():\n    return 0\n');
 const exe = path.join(workspace, 'bin', 'null_inline');
 const extensions = path.join(outDir, 'extensions');
 const codeServer = path.join(here, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 
+/** The paths the debuginfod stand-in was asked for. */
+const debuginfodRequests = [];
 let passed = 0;
 let failed = 0;
 function record(ok, name, why) {
@@ -197,7 +203,22 @@ async function main() {
     ),
   );
   const common = ['--config', path.join(outDir, 'config.yaml'), '--user-data-dir', userData, '--extensions-dir', extensions];
-  const env = { ...process.env, XDG_CONFIG_HOME: path.join(outDir, 'xdg-config'), XDG_DATA_HOME: path.join(outDir, 'xdg-data') };
+  // A debuginfod stand-in on 127.0.0.1 counting what it is asked (404s):
+  // with faultline.offline (the user settings above) the language server
+  // and the debug session started from this window must ask it nothing.
+  const http = await import('node:http');
+  const debuginfod = http.createServer((req, res) => {
+    debuginfodRequests.push(req.url);
+    res.writeHead(404).end();
+  });
+  await new Promise((r) => debuginfod.listen(0, '127.0.0.1', r));
+  const env = {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(outDir, 'xdg-config'),
+    XDG_DATA_HOME: path.join(outDir, 'xdg-data'),
+    DEBUGINFOD_URLS: `http://127.0.0.1:${debuginfod.address().port}`,
+    DEBUGINFOD_CACHE_PATH: path.join(outDir, 'debuginfod-cache'),
+  };
   const installed = await run(process.execPath, [codeServer, ...common, '--install-extension', vsix], { env });
   record(/successfully installed/.test(installed), 'code-server --install-extension faultline.vsix', installed.trim());
 
@@ -259,6 +280,8 @@ async function main() {
     await page.locator('.activitybar .action-item a[aria-label^="Faultline"]').first().waitFor({ timeout: 60000 });
     await checks(page);
     await debugChecks(page, stack);
+    record(debuginfodRequests.length === 0, 'faultline.offline: the language server and the debug session asked the debuginfod on 127.0.0.1 nothing',
+      `${debuginfodRequests.length} requests: ${debuginfodRequests.slice(0, 5).join(', ')}`);
     const nvimHtml = arg('nvim-html');
     if (nvimHtml && fs.existsSync(nvimHtml)) {
       // Neovim's own rendering (:TOhtml of the test's window), photographed for the README.
@@ -292,8 +315,8 @@ function serverProcesses(dir) {
   return out;
 }
 
-/** explorerRow reveals cores/null_inline.core.gz in the Explorer and returns its row. */
-async function explorerRow(page) {
+/** explorerRow reveals cores/NAME (default null_inline.core.gz) in the Explorer and returns its row. */
+async function explorerRow(page, name = 'null_inline.core.gz') {
   // Collapse everything, then expand cores/: the list then starts at its
   // top and the file's row is drawn (the Explorer draws only visible rows).
   await page.keyboard.press('Escape');
@@ -304,7 +327,7 @@ async function explorerRow(page) {
   await tree.hover();
   await page.locator('.action-label[aria-label^="Collapse Folders in Explorer"]').first().click();
   const cores = tree.locator('.monaco-list-row', { hasText: /^cores$/ }).first();
-  const file = tree.locator('.monaco-list-row', { hasText: 'null_inline.core.gz' }).first();
+  const file = tree.locator('.monaco-list-row', { hasText: new RegExp(`^${name.replace(/\./g, '\\.')}$`) }).first();
   // A click while the collapse is still being drawn can be lost (or undo
   // the expansion): click cores/ while it is collapsed, at most every 3 s,
   // until its files show.
@@ -318,7 +341,7 @@ async function explorerRow(page) {
       clicked = Date.now();
     }
     return false;
-  }, 'cores/null_inline.core.gz in the Explorer');
+  }, `cores/${name} in the Explorer`);
   await file.scrollIntoViewIfNeeded();
   return file;
 }
@@ -414,10 +437,18 @@ async function check(name, fn) {
 async function checks(page) {
   currentPage = page;
   await check('Explorer context menu "Faultline: Analyze Crash Dump" on a core opens it', async () => {
-    const row = await explorerRow(page);
-    await row.click({ button: 'right' });
+    // The entry shows once the extension has sniffed the workspace's
+    // crash files (faultline.crashFiles): right-click again until it does.
     const item = page.locator('.context-view .action-item', { hasText: 'Faultline: Analyze Crash Dump' }).first();
-    await item.waitFor({ timeout: 30000 });
+    await waitFor(120000, async () => {
+      const row = await explorerRow(page);
+      await row.click({ button: 'right' });
+      if (await item.waitFor({ timeout: 5000 }).then(() => true, () => false)) {
+        return true;
+      }
+      await page.keyboard.press('Escape');
+      return false;
+    }, 'the Explorer entry "Faultline: Analyze Crash Dump"');
     await item.click();
     const st = page.locator('.statusbar-item', { hasText: 'SIGSEGV' }).first();
     await st.waitFor({ timeout: 60000 });
@@ -436,6 +467,33 @@ async function checks(page) {
       const body = page.frameLocator('iframe.webview').frameLocator('#active-frame').locator('body');
       await waitFor(60000, async () => /SIGSEGV/.test(await body.innerText({ timeout: 5000 })), 'the crash editor naming SIGSEGV');
       await shot(page, 'vscode-crash-editor.png');
+    } finally {
+      await runCommand(page, 'View: Close All Editors');
+    }
+  });
+  for (const [name, shotName] of [['core.null_inline.24623', ''], ['null_inline.crash', 'vscode-apport-report.png']]) {
+    await check(`double-clicking cores/${name} shows the crash editor`, async () => {
+      try {
+        const row = await explorerRow(page, name);
+        await row.dblclick();
+        await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 60000 });
+        const body = page.frameLocator('iframe.webview').frameLocator('#active-frame').locator('body');
+        await waitFor(90000, async () => /SIGSEGV/.test(await body.innerText({ timeout: 5000 })), 'the crash editor naming SIGSEGV');
+        if (shotName) {
+          await shot(page, shotName);
+        }
+      } finally {
+        await runCommand(page, 'View: Close All Editors');
+      }
+    });
+  }
+  await check('double-clicking cores/core.py (a Python file) opens it as text, not as a crash', async () => {
+    try {
+      const row = await explorerRow(page, 'core.py');
+      await row.dblclick();
+      await page.locator('.tab.active', { hasText: 'core.py' }).waitFor({ timeout: 60000 });
+      const lines = page.locator('.editor-instance .monaco-editor .view-lines').first();
+      await waitFor(60000, async () => (await lines.innerText()).includes('def main'), 'core.py as text');
     } finally {
       await runCommand(page, 'View: Close All Editors');
     }
