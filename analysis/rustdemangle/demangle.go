@@ -44,12 +44,6 @@ func Demangle(sym string, o Options) (string, bool) {
 	return sym, false
 }
 
-// IsRust reports whether sym is a Rust symbol name Demangle reads.
-func IsRust(sym string) bool {
-	_, ok := Demangle(sym, Options{})
-	return ok
-}
-
 // output is a demangled name being written; once it would pass maxOutput
 // it stops growing and records the overflow.
 type output struct {
