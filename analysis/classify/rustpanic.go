@@ -88,6 +88,13 @@ func (a *analyzer) rustPanic() bool {
 	return true
 }
 
+// SymbolNamer is implemented by a Process that can name the function at a
+// code address by its symbol: a Rust trait implementation's, where DWARF's
+// name ("{impl#5}::fmt") does not say which trait for which type.
+type SymbolNamer interface {
+	SymbolName(addr uint64) string
+}
+
 // Locator is implemented by a Process that can symbolize a code address
 // (a formatting function a panic's arguments point at).
 type Locator interface {
@@ -203,7 +210,10 @@ func (a *analyzer) rustArgument(p uint64) string {
 	}
 	value, formatter := le64(b[0:]), le64(b[8:])
 	name := ""
-	if l, ok := a.p.(Locator); ok {
+	if sn, ok := a.p.(SymbolNamer); ok {
+		name = sn.SymbolName(formatter) // DWARF names the impl {impl#N}
+	}
+	if l, ok := a.p.(Locator); ok && name == "" {
 		if fr := l.Locate(formatter); len(fr) > 0 {
 			name = fr[len(fr)-1].Function
 		}

@@ -157,6 +157,7 @@ type gdbParser struct {
 	pending     strings.Builder
 	pendingScan parenScan
 	havePending bool
+	interrupted bool // a warning line came inside the pending frame's arguments
 	inTable     bool // inside an `info threads` table
 	banner      int  // thread number in "[Current thread is N ...]"
 	frames      int
@@ -167,6 +168,14 @@ type gdbParser struct {
 }
 
 func (p *gdbParser) line(lr *lineReader, s string) {
+	// gdb prints a warning met while printing a frame's arguments in the
+	// middle of them, on lines of its own ("(f=warning: (Internal error:
+	// pc … in read in CU, but not in symtab.)", "warning: (Error: …)",
+	// "0x562b…) at …/backtrace.rs:122"): the frame goes on after them.
+	if p.havePending && p.pendingScan.depth > 0 && strings.HasPrefix(s, "warning: ") {
+		p.interrupted = true
+		return
+	}
 	// A wrapped frame continues on indented lines.
 	if p.havePending && p.continuesFrame(s) {
 		p.appendPending(strings.TrimSpace(s))
@@ -186,7 +195,7 @@ func (p *gdbParser) line(lr *lineReader, s string) {
 			p.pending.WriteString(s)
 			p.pendingScan = parenScan{}
 			p.pendingScan.feed(s)
-			p.havePending = true
+			p.havePending, p.interrupted = true, false
 		}
 	case strings.HasPrefix(s, "Thread ") && strings.HasSuffix(s, "):"):
 		p.inTable = false
@@ -224,7 +233,10 @@ func (p *gdbParser) frameThread() *GDBThread {
 // gdb indents continuation lines, and wraps inside the argument list or
 // before " at FILE:LINE" and " from LIB".
 func (p *gdbParser) continuesFrame(s string) bool {
-	if s == "" || (s[0] != ' ' && s[0] != '\t') || p.pending.Len() >= maxFrameText {
+	if s == "" || p.pending.Len() >= maxFrameText {
+		return false
+	}
+	if s[0] != ' ' && s[0] != '\t' && (!p.interrupted || p.pendingScan.depth == 0) {
 		return false
 	}
 	t := strings.TrimSpace(s)

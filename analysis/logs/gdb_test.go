@@ -480,3 +480,33 @@ func TestParseGDBPromptsAndStyling(t *testing.T) {
 		t.Errorf("styled log parsed differently:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestWarningInsideFrameArguments: gdb 13 printing a Rust thread's frames
+// (analysis/realworld's rust_frames.rs) interrupts frame #6's arguments
+// with two warnings of its own, and the frame goes on after them. The
+// frame keeps its function, file and line; the warnings are not frames.
+func TestWarningInsideFrameArguments(t *testing.T) {
+	const out = `Thread 2 (Thread 0x7fd4bb81e6c0 (LWP 18081)):
+#5  0x0000562b36af0389 in core::ops::function::FnOnce::call_once<fn(), ()> () at /usr/src/rustc-1.63.0/library/core/src/ops/function.rs:248
+#6  0x0000562b36aee529 in std::sys_common::backtrace::__rust_begin_short_backtrace<fn(), ()> (f=warning: (Internal error: pc 0x562b36b409e8 in read in CU, but not in symtab.)
+warning: (Error: pc 0x562b36b409e8 in address map, but not in symtab.)
+0x562b36b409e8) at /usr/src/rustc-1.63.0/library/std/src/sys_common/backtrace.rs:122
+#7  0x0000562b36aecca6 in std::thread::{impl#0}::spawn_unchecked_::{closure#1}::{closure#0}<fn(), ()> () at /usr/src/rustc-1.63.0/library/std/src/thread/mod.rs:505
+`
+	log, err := ParseGDB(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := log.Threads[0].Frames
+	if len(fs) != 3 {
+		t.Fatalf("%d frames, want 3: %+v", len(fs), fs)
+	}
+	f := fs[1]
+	if f.Function != "std::sys_common::backtrace::__rust_begin_short_backtrace<fn(), ()>" || f.Line != 122 ||
+		f.File != "/usr/src/rustc-1.63.0/library/std/src/sys_common/backtrace.rs" {
+		t.Errorf("frame #6: %q at %s:%d", f.Function, f.File, f.Line)
+	}
+	if fs[2].Index != 7 || fs[2].Line != 505 {
+		t.Errorf("frame #7: %+v", fs[2])
+	}
+}

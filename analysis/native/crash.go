@@ -166,16 +166,19 @@ type symbolizer struct {
 
 	space     *symbolize.AddressSpace // built on first use
 	tailCalls map[[2]uint64][]uint64  // by caller pc and callee pc
+	// mainAt holds the lookups (by lookupKey) whose function is the one
+	// DWARF marks as the program's main (DW_AT_main_subprogram).
+	mainAt map[uint64]bool
 }
 
 func newSymbolizer(p *Process) *symbolizer {
-	return &symbolizer{p: p, cache: map[uint64][]model.Frame{}, tailCalls: map[[2]uint64][]uint64{}}
+	return &symbolizer{p: p, cache: map[uint64][]model.Frame{}, tailCalls: map[[2]uint64][]uint64{}, mainAt: map[uint64]bool{}}
 }
 
 // frames symbolizes one thread's physical frames as gdb's bt lists them:
 // every inline level, "<signal handler called>" for sigreturn trampolines,
 // the tail-call frames gdb infers between a frame and its caller, and
-// nothing past main (gdb's "backtrace past-main" is off by default).
+// nothing past the program's main function (mainframe.go).
 func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]model.Frame, string) {
 	var out []model.Frame
 	for i, pf := range phys {
@@ -196,18 +199,14 @@ func (s *symbolizer) frames(phys []unwind.Frame, stop string) ([]model.Frame, st
 		}
 		levels := s.lookup(pf.PC, ra)
 		regs := pf.Regs.Named() // the registers recovered for this physical frame, shared by its inline levels
-		isMain := false
 		for _, l := range levels {
 			l.Index = len(out)
 			l.Trust = model.Trust(pf.Trust)
 			l.CFA = pf.CFA
 			l.Regs = regs
-			if (l.Function == "main" || l.Function == "main.main") && !l.Inlined {
-				isMain = true
-			}
 			out = append(out, l)
 		}
-		if isMain {
+		if s.endsAtMain(pf.PC, ra, levels) {
 			return out, ""
 		}
 	}
@@ -261,16 +260,23 @@ func (s *symbolizer) addressSpace() *symbolize.AddressSpace {
 }
 
 func (s *symbolizer) lookup(pc uint64, returnAddress bool) []model.Frame {
-	key := pc << 1
-	if returnAddress {
-		key |= 1
-	}
+	key := lookupKey(pc, returnAddress)
 	if fs, ok := s.cache[key]; ok {
 		return append([]model.Frame(nil), fs...)
 	}
 	fs := s.symbolize(pc, returnAddress)
 	s.cache[key] = fs
 	return append([]model.Frame(nil), fs...)
+}
+
+// lookupKey keys the symbolizer's caches by pc and whether it is a
+// return address.
+func lookupKey(pc uint64, returnAddress bool) uint64 {
+	key := pc << 1
+	if returnAddress {
+		key |= 1
+	}
+	return key
 }
 
 func (s *symbolizer) symbolize(pc uint64, returnAddress bool) []model.Frame {
@@ -291,6 +297,9 @@ func (s *symbolizer) symbolize(pc uint64, returnAddress bool) []model.Frame {
 	locs := syms.Lookup(look)
 	if len(locs) == 0 {
 		return []model.Frame{base}
+	}
+	if outer := locs[len(locs)-1]; outer.Main && !outer.Inlined {
+		s.mainAt[lookupKey(pc, returnAddress)] = true
 	}
 	out := make([]model.Frame, 0, len(locs))
 	for _, l := range locs {

@@ -115,3 +115,15 @@ func (p *Process) Locate(addr uint64) []model.Frame {
 	}
 	return newSymbolizer(p).lookup(addr, false)
 }
+
+// SymbolName names the function at a code address by its symbol, as gdb's
+// `info symbol` does, demangled without parameters (Rust without its hash):
+// "core::fmt::num::imp::<impl core::fmt::Display for u32>::fmt", where
+// the frame's name, from DWARF, is core::fmt::num::imp::{impl#5}::fmt.
+func (p *Process) SymbolName(addr uint64) string {
+	m := p.moduleAt(addr)
+	if m == nil || m.symbols() == nil {
+		return ""
+	}
+	return m.symbols().SymbolName(addr - m.bias)
+}

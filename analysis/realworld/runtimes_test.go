@@ -22,14 +22,14 @@ var mpiEnv = []string{"env", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT
 // instruction, with no handler frame. faultline reads the fault the
 // handler caught (from its signal frame below %rsp, or from the
 // instruction at the pc when R's handler ran on its alternate stack) and
-// blames the program's frame; the frames equal gdb's (Fortran's are
-// compared by i28's item 7 naming, not here).
+// blames the program's frame; the frames equal gdb's (Fortran's named from
+// the DIE tree, grid::fill_row, and ending at MAIN__ as gdb's do).
 func TestReraisingRuntimes(t *testing.T) {
 	t.Run("gfortran", func(t *testing.T) {
 		t.Parallel()
 		bin := cachedBuild(t, "grid", []string{"grid.f90"}, "gfortran", "-O1", "-g", "-o", "$OUT", "grid.f90")
 		core, out := crashlab.Crash(t, t.TempDir(), "", bin)
-		checkReraisedRuntime(t, core, bin, "", "__grid_MOD_fill_row", "Backtrace for this error", out)
+		checkReraisedRuntime(t, core, bin, bin, "grid::fill_row", "Backtrace for this error", out)
 	})
 	t.Run("openmpi", func(t *testing.T) {
 		t.Parallel()

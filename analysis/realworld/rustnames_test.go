@@ -19,7 +19,8 @@ const debianRustc = "/usr/bin/rustc"
 // keep both leading underscores — the pinned demangler printed
 // _rust_end_short_backtrace, reading the legacy name's "_" as v0's length
 // separator (analysis/rustdemangle implements Rust's own rules). Built
-// with DWARF, the names come from the linkage names; built without, from
+// with DWARF, the names come from the DIE tree as gdb's do (generic
+// arguments included; TestRustFramesAsGDBNamesThem); built without, from
 // the symbol table, and then every frame gdb names is named as gdb names
 // it (gdb prints minimal symbols demangled verbose: the legacy hash, the
 // v0 crate disambiguators), in both manglings, for the panic and for a
@@ -46,7 +47,7 @@ func TestRustNamesKeepUnderscores(t *testing.T) {
 				}
 			}
 			if tc.name == "dwarf" {
-				for _, want := range []string{"panic_abort::__rust_start_panic", "std::sys_common::backtrace::__rust_end_short_backtrace", "rust_names::parse_port"} {
+				for _, want := range []string{"panic_abort::__rust_start_panic", "std::sys_common::backtrace::__rust_end_short_backtrace<std::panicking::begin_panic_handler::{closure_env#0}, !>", "rust_names::parse_port"} {
 					if !names[want] {
 						t.Errorf("no frame %s", want)
 					}

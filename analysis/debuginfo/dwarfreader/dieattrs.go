@@ -19,6 +19,7 @@ type DieAttrs struct {
 	callLine       int64
 	callCol        int64
 	external       bool
+	mainSubprogram bool // DW_AT_main_subprogram
 	Declaration    bool
 	HasDecl        bool // DW_AT_declaration is present
 	HasSpec        bool // DW_AT_specification is present, in any form
@@ -99,6 +100,8 @@ func (a *DieAttrs) set(attr dwarf.Attr, v AttrVal) {
 		a.callCol, _ = v.Int64()
 	case dwarf.AttrExternal:
 		a.external = v.Flag()
+	case dwarf.AttrMainSubprogram:
+		a.mainSubprogram = v.Flag()
 	case dwarf.AttrDeclaration:
 		if !a.HasDecl {
 			a.Declaration, a.HasDecl = v.Flag(), true

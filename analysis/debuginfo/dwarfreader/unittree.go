@@ -56,6 +56,10 @@ type Die struct {
 	CallLine int32
 	CallCol  int32
 	external bool
+	// MainSubprogram is DW_AT_main_subprogram (DWARF 5 §3.3.1): the
+	// program's main function in Fortran (its main program) and Rust (fn
+	// main), where it is not C's main.
+	MainSubprogram bool
 }
 
 type rangedDIE struct {
@@ -154,7 +158,7 @@ func newDIE(off uint64, tag dwarf.Tag, attrs *DieAttrs) Die {
 	return Die{Off: dwarf.Offset(off), Parent: -1, Tag: tag, Name: attrs.Name, Linkage: attrs.Linkage,
 		Origin: dwarf.Offset(attrs.Origin), Spec: dwarf.Offset(attrs.Spec),
 		CallFile: clampInt32(attrs.callFile, -1), CallLine: clampInt32(attrs.callLine, 0), CallCol: clampInt32(attrs.callCol, 0),
-		external: attrs.external}
+		external: attrs.external, MainSubprogram: attrs.mainSubprogram}
 }
 
 // setUnitAttrs takes the unit DIE's language, directory, name, line table

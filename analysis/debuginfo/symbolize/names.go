@@ -20,6 +20,25 @@ const (
 	langCPlusPlus20 = 0x2b
 )
 
+// Fortran's language codes (DWARF 5 Table 7.17; Fortran 2018 from DWARF 6's
+// list, as gcc 11 and later emit it).
+const (
+	langFortran77 = 0x07
+	langFortran90 = 0x08
+	langFortran95 = 0x0e
+	langFortran03 = 0x22
+	langFortran08 = 0x23
+	langFortran18 = 0x2d
+)
+
+func isFortran(lang int64) bool {
+	switch lang {
+	case langFortran77, langFortran90, langFortran95, langFortran03, langFortran08, langFortran18:
+		return true
+	}
+	return false
+}
+
 func isCPlusPlus(lang int64) bool {
 	switch lang {
 	case langCPlusPlus, langCPlusPlus03, langCPlusPlus11, langCPlusPlus14, langCPlusPlus17, langCPlusPlus20:
@@ -69,6 +88,18 @@ func demangleNoParams(name string) (string, bool) {
 	return s, true
 }
 
+// SymbolName is the symbol table's name of the function at pc (a
+// link-time address), demangled as demangleNoParams does; "" when no
+// symbol covers pc.
+func (s *Symbols) SymbolName(pc uint64) string {
+	sym := s.symbolAt(pc)
+	if sym == nil {
+		return ""
+	}
+	name, _ := demangleNoParams(sym.Name)
+	return name
+}
+
 // maxRefChain bounds DW_AT_specification / DW_AT_abstract_origin chains
 // (a cycle in hostile input must not hang us).
 const maxRefChain = 16
@@ -97,6 +128,15 @@ func attrChain(r dwarfreader.DieRef) []dwarfreader.DieRef {
 // subroutine DIE: the symbol's print name (the demangled DW_AT_linkage_name
 // when there is one, else the name qualified by its enclosing namespaces and
 // classes), with the parameter list removed for C++ (find_frame_funname).
+//
+// Rust and Fortran frames are named from the DIE tree alone, as gdb's
+// dwarf2_full_name names them: for Rust, the DW_AT_name (which carries the
+// generic arguments, "write_volatile<u8>", and closures as "{closure#0}")
+// under its namespaces and types, never the linkage name (its legacy
+// demangling says "{{closure}}", and #[export_name] functions have another:
+// rust_begin_unwind is std::panicking::begin_panic_handler); for Fortran,
+// the name under its module ("grid::fill_row", not __grid_MOD_fill_row) or,
+// for an internal procedure, under its host's DW_AT_name (fortranPrefix).
 func functionName(r dwarfreader.DieRef) string {
 	chain := attrChain(r)
 	lang := r.T.Lang
@@ -110,19 +150,29 @@ func functionName(r dwarfreader.DieRef) string {
 			name = c.T.Df.Str(d.Name)
 		}
 	}
-	// rustc has emitted invalid linkage names; gdb ignores those with '{'.
-	if lang == langRust && strings.Contains(linkage, "{") {
-		linkage = ""
+	if lang == langRust || isFortran(lang) {
+		prefix := ""
+		if name == "" {
+			return "" // the symbol table names it
+		} else if lang == langRust {
+			prefix = qualifiedPrefix(chain)
+		} else {
+			prefix = fortranPrefix(r, chain)
+		}
+		if prefix != "" {
+			return prefix + "::" + name
+		}
+		return name
 	}
 	if linkage != "" {
-		if isCPlusPlus(lang) || lang == langRust {
+		if isCPlusPlus(lang) {
 			if s, ok := demangleNoParams(linkage); ok {
 				return s
 			}
 		}
 		return linkage
 	}
-	if (isCPlusPlus(lang) || lang == langRust) && name != "" {
+	if isCPlusPlus(lang) && name != "" {
 		if p := qualifiedPrefix(chain); p != "" {
 			return p + "::" + name
 		}
@@ -130,17 +180,46 @@ func functionName(r dwarfreader.DieRef) string {
 	return name
 }
 
+// fortranPrefix is gdb's determine_prefix for Fortran: a procedure in a
+// module is prefixed by the module's name; an internal procedure (a
+// DW_TAG_subprogram whose parent is a subprogram) by its host's DW_AT_name
+// alone ("fill_row::put", not "geometry::fill_row::put"), and the same
+// procedure inlined (a DW_TAG_inlined_subroutine) by nothing.
+func fortranPrefix(r dwarfreader.DieRef, chain []dwarfreader.DieRef) string {
+	decl := declaration(chain)
+	t := decl.T
+	for p := decl.Die().Parent; p >= 0; p = t.Dies[p].Parent {
+		switch d := &t.Dies[p]; d.Tag {
+		case dwarf.TagModule:
+			return t.Df.Str(d.Name)
+		case dwarf.TagSubprogram:
+			if r.Die().Tag == dwarf.TagSubprogram {
+				return t.Df.Str(d.Name)
+			}
+			return ""
+		case dwarf.TagCompileUnit, dwarf.TagPartialUnit:
+			return ""
+		}
+	}
+	return ""
+}
+
+// declaration is the DIE a name's scope is read from: the last one reached
+// through DW_AT_specification and DW_AT_abstract_origin.
+func declaration(chain []dwarfreader.DieRef) dwarfreader.DieRef {
+	for _, c := range chain {
+		if c.Die().Spec == 0 && c.Die().Origin == 0 {
+			return c
+		}
+	}
+	return chain[0]
+}
+
 // qualifiedPrefix is gdb's determine_prefix: the names of the namespaces
 // and classes enclosing the declaration (the last DIE reached through
 // DW_AT_specification), outermost first.
 func qualifiedPrefix(chain []dwarfreader.DieRef) string {
-	decl := chain[0]
-	for _, c := range chain {
-		if c.Die().Spec == 0 && c.Die().Origin == 0 {
-			decl = c
-			break
-		}
-	}
+	decl := declaration(chain)
 	var parts []string
 	t := decl.T
 	for p := decl.Die().Parent; p >= 0 && len(parts) < 64; p = t.Dies[p].Parent {

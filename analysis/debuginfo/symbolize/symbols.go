@@ -25,6 +25,9 @@ type Location struct {
 	FuncLow uint64
 	// FromDWARF says the function name came from DWARF rather than a symbol table.
 	FromDWARF bool
+	// Main says the function's DIE has DW_AT_main_subprogram: it is the
+	// program's main function (Symbols.Main).
+	Main bool
 }
 
 // Symbols symbolizes link-time addresses of one module (its binary and an
@@ -45,6 +48,9 @@ type Symbols struct {
 	hashOnce sync.Once
 	hash     *elfsym.DynHash // the binary's .gnu.hash or .hash (gnuhash.go)
 	library  bool            // the binary is a shared library
+
+	mainOnce sync.Once
+	main     *Main // mainfunc.go
 }
 
 // NewSymbols returns the symbolizer for a module. debug may be nil or the
@@ -286,8 +292,9 @@ func (s *Symbols) inlineChain(t *dwarfreader.UnitTree, idx int, pc uint64) []Loc
 		if d.Tag != dwarf.TagInlinedSubroutine && d.Tag != dwarf.TagSubprogram {
 			continue
 		}
-		loc := Location{Function: functionName(dwarfreader.DieRef{T: t, Idx: i}), FuncLow: d.Low, FromDWARF: true,
-			Inlined: d.Tag == dwarf.TagInlinedSubroutine, CompDir: t.CompDir}
+		ref := dwarfreader.DieRef{T: t, Idx: i}
+		loc := Location{Function: functionName(ref), FuncLow: d.Low, FromDWARF: true,
+			Inlined: d.Tag == dwarf.TagInlinedSubroutine, CompDir: t.CompDir, Main: marksMain(ref)}
 		if prev == nil {
 			if lt != nil {
 				if r := lt.Lookup(pc); r.Ok {
