@@ -17,17 +17,14 @@ import (
 // DW_AT_main_subprogram. A file none of whose abbreviations can carry the
 // attribute (every C and C++ file) is answered without reading a DIE.
 func (df *DwarfFile) MainSubprogram() (DieRef, bool) {
-	if !mayMarkMain(df.Sec.Abbrev) {
+	if !mayMarkMain(df.Sec.Abbrev.All()) {
 		return DieRef{}, false
 	}
-	if err := df.Index(); err != nil && len(df.Units) == 0 {
-		return DieRef{}, false
-	}
-	for i, u := range df.Units {
+	for i, u := range df.Units() {
 		if u.Utype != UtCompile && u.Utype != UtPartial {
 			continue
 		}
-		tab, err := parseAbbrevs(df.Sec.Abbrev, u.abbrevOff, u.Format(), 0)
+		tab, err := parseAbbrevsAt(df.Sec.Abbrev, u.abbrevOff, u.Format(), 0)
 		if err != nil || !tab.has(dwarf.AttrMainSubprogram) {
 			continue
 		}
@@ -103,10 +100,7 @@ func (df *DwarfFile) HasNamespace(path []string) bool {
 	if len(path) == 0 {
 		return false
 	}
-	if err := df.Index(); err != nil && len(df.Units) == 0 {
-		return false
-	}
-	for _, u := range df.Units {
+	for _, u := range df.Units() {
 		if (u.Utype == UtCompile || u.Utype == UtPartial) && df.unitHasNamespace(u, path) {
 			return true
 		}
@@ -119,7 +113,7 @@ func (df *DwarfFile) unitHasNamespace(u UnitHeader, path []string) bool {
 	if err != nil || !ud.abbr.Children {
 		return false
 	}
-	r := &DieReader{B: df.Sec.Info, Pos: ud.next, End: int(u.End), Bo: df.Bo, Uf: u.Format()}
+	r := &DieReader{B: df.Sec.Info.Upto(u.End), Pos: ud.next, End: int(u.End), Bo: df.Bo, Uf: u.Format()}
 	depth := 0 // the namespaces entered, each named path[k]
 	var attrs DieAttrs
 	for !r.Bad && r.Pos < r.End {
