@@ -26,6 +26,8 @@ type repository struct {
 	local   bool
 	storage interface{ Close() error }
 	commits map[plumbing.Hash]*object.Commit
+	// dir is the cached repository's directory (bare); "" for a local one.
+	dir string
 }
 
 var (
@@ -72,7 +74,7 @@ func (c *cache) openRepository(url string) (*repository, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening cached repository %s: %w", dir, err)
 	}
-	return &repository{url: url, key: key, git: r, storage: st}, nil
+	return &repository{url: url, key: key, git: r, storage: st, dir: dir}, nil
 }
 
 // localRepoDir reports whether url names a local directory holding a git

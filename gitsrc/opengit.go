@@ -116,3 +116,19 @@ func (r *repository) Tree(h plumbing.Hash) (*object.Tree, error) { return r.git.
 // Blob returns a file version's content, at most maxReviewBlob bytes
 // (review.Repo).
 func (r *repository) Blob(h plumbing.Hash) (string, error) { return readBlob(r, h) }
+
+// reopen opens the cached repository again, so that packs written beside
+// go-git's storage (packindex) are seen. Decoded commits are dropped: they
+// read their trees through the storage they came from.
+func (r *repository) reopen() error {
+	if r.dir == "" {
+		return nil
+	}
+	g, st, err := openGit(r.dir)
+	if err != nil {
+		return err
+	}
+	r.close()
+	r.git, r.storage, r.commits = g, st, nil
+	return nil
+}

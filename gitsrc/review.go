@@ -69,12 +69,6 @@ func baseSpec(comp *component) string {
 func reviewCrash(ctx context.Context, ca *cache, c *analysis.Crash, comps []*component, frames []FrameSource, opt *Options) ([]FileReview, []Problem) {
 	var out []FileReview
 	var problems []Problem
-	type upstream struct {
-		state *upstreamState
-		hist  *review.History
-		walk  review.WalkResult
-		err   error
-	}
 	ups := map[*component]*upstream{}
 	for _, t := range reviewTargets(c, comps, frames, opt.Review.frames()) {
 		if ctx.Err() != nil {
@@ -85,9 +79,6 @@ func reviewCrash(ctx context.Context, ca *cache, c *analysis.Crash, comps []*com
 			up = &upstream{}
 			ups[t.comp] = up
 			up.state, up.err = upstreamHead(ctx, ca, t.comp, opt)
-			if up.err == nil {
-				up.hist, up.walk, up.err = walkUpstream(ctx, t.comp.repo, up.state, t.comp.Commit, opt)
-			}
 			module := strings.Join(t.comp.Modules, ", ")
 			if up.err != nil {
 				problems = append(problems, Problem{Module: module,
@@ -99,17 +90,50 @@ func reviewCrash(ctx context.Context, ca *cache, c *analysis.Crash, comps []*com
 		if up.err != nil {
 			continue
 		}
-		fr, err := up.hist.ReviewFile(ctx, t.frame.Path, t.fn)
+		fr, err := up.review(ctx, ca, t, opt)
 		if err != nil {
 			problems = append(problems, Problem{Message: "reviewing " + t.frame.Path + ": " + err.Error()})
 			continue
 		}
 		fr.File, fr.Source, fr.Component = t.frame.File, t.frame.Source, t.comp.Name
-		fr.Revision, fr.Commit, fr.Branch, fr.Head = t.comp.Revision, t.comp.Commit, up.state.branch, up.hist.Head().Hash.String()
-		fr.Walked, fr.Bounded = up.walk.Walked, up.walk.Bounded
+		fr.Revision, fr.Commit, fr.Branch, fr.Head = t.comp.Revision, t.comp.Commit, up.state.branch, up.state.head.Hash.String()
 		out = append(out, *fr)
 	}
 	return out, problems
+}
+
+// upstream is one component's upstream history, walked when a review
+// needs it.
+type upstream struct {
+	state *upstreamState
+	hist  *review.History
+	walk  review.WalkResult
+	err   error
+}
+
+// review reviews one target: from the review cache when this revision,
+// head, file and function were reviewed before (history does not change
+// under a commit hash), else by walking the history.
+func (up *upstream) review(ctx context.Context, ca *cache, t reviewTarget, opt *Options) (*FileReview, error) {
+	key := reviewKey(t, up.state.head.Hash.String(), opt)
+	if fr, ok := ca.loadReview(key); ok {
+		return fr, nil
+	}
+	if up.hist == nil {
+		var err error
+		if up.hist, up.walk, err = walkUpstream(ctx, t.comp.repo, up.state, t.comp.Commit, opt); err != nil {
+			return nil, err
+		}
+	}
+	fr, err := up.hist.ReviewFile(ctx, t.frame.Path, t.fn)
+	if err != nil {
+		return nil, err
+	}
+	fr.Walked, fr.Bounded = up.walk.Walked, up.walk.Bounded
+	if !fr.Bounded && ctx.Err() == nil {
+		ca.storeReview(key, fr)
+	}
+	return fr, nil
 }
 
 // walkUpstream lists the commits of head that the crashing revision does

@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
+
+	"github.com/faultline-dev/faultline/gitsrc/packindex"
 )
 
 // An upload-pack session with the remote (git's smart protocol over
@@ -96,6 +99,9 @@ type packRequest struct {
 func (f *fetcher) fetchPack(ctx context.Context, rs *remoteSession, req packRequest) (string, error) {
 	caps := rs.adv.Capabilities
 	up := packp.NewUploadPackRequestFromCapabilities(caps)
+	// A self-contained pack: every delta's base in it (packindex reads no
+	// bases from the cache).
+	up.Capabilities.Delete(capability.ThinPack)
 	up.Wants, up.Haves = req.wants, req.haves
 	how := "depth"
 	switch {
@@ -136,7 +142,44 @@ func (f *fetcher) fetchPack(ctx context.Context, rs *remoteSession, req packRequ
 		d.Progress = &sidebandProgress{prefix: f.repo.url + ": ", report: f.report}
 		body = d
 	}
-	return how, packfile.UpdateObjectStorage(f.repo.git.Storer, body)
+	return how, f.storePack(body)
+}
+
+// storePack writes a pack from the remote into the cached repository:
+// the bytes to a temporary file of objects/pack, its index by packindex
+// (git index-pack's, in memory that does not grow with the pack), then
+// both renamed to pack-CHECKSUM.{pack,idx}, and the repository opened
+// again to see them.
+func (f *fetcher) storePack(body io.Reader) error {
+	if f.repo.dir == "" {
+		return errors.New("not a cached repository")
+	}
+	dir := filepath.Join(f.repo.dir, "objects", "pack")
+	tmp, err := os.CreateTemp(dir, "tmp_pack_")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	defer os.Remove(tmp.Name() + ".idx")
+	_, err = io.Copy(tmp, body)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	sum, err := packindex.Index(tmp.Name(), tmp.Name()+".idx")
+	if err != nil {
+		return fmt.Errorf("indexing the fetched pack: %w", err)
+	}
+	name := filepath.Join(dir, "pack-"+sum.String())
+	if err := os.Rename(tmp.Name(), name+".pack"); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name()+".idx", name+".idx"); err != nil {
+		return err
+	}
+	return f.repo.reopen()
 }
 
 // addShallows adds the commits the server made the new boundary of the
