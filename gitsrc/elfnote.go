@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // ntFDOPackagingMetadata is the note type of .note.package, owner "FDO"
@@ -35,11 +37,15 @@ type PackageNote struct {
 // ReadPackageNote reads the .note.package metadata of the ELF file at path.
 // It returns nil and no error when the file has none.
 func ReadPackageNote(path string) (*PackageNote, error) {
-	f, err := elf.Open(path)
+	rf, _, err := regular.Open(path) // a module's path comes from the core
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer rf.Close()
+	f, err := elf.NewFile(rf)
+	if err != nil {
+		return nil, err
+	}
 	var data []byte
 	if s := f.Section(".note.package"); s != nil && s.Type == elf.SHT_NOTE {
 		data, err = readCapped(s.Open(), s.Size)

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // versionClues say where a module file tells its own release.
@@ -51,11 +53,15 @@ func (vc *versionClues) releaseFromFile(module, file string) (string, string) {
 	if vc.text == nil && vc.symbols == nil {
 		return "", ""
 	}
-	f, err := elf.Open(file)
+	rf, _, err := regular.Open(file) // a module's path comes from the core
 	if err != nil {
 		return "", ""
 	}
-	defer f.Close()
+	defer rf.Close()
+	f, err := elf.NewFile(rf)
+	if err != nil {
+		return "", ""
+	}
 	if vc.text != nil {
 		if v, s := scanRodata(f, vc.text); v != "" {
 			return v, "version string " + strconv.Quote(s)

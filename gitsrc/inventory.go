@@ -67,7 +67,10 @@ func moduleFile(m *analysis.Module, sysroot string) string {
 			return p
 		}
 	}
-	return m.Path
+	if fileExists(m.Path) { // the core names it: a FIFO or device there is not read
+		return m.Path
+	}
+	return ""
 }
 
 func fileExists(p string) bool {

@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // maxSmallFile caps metadata files read (METADATA, direct_url.json, version.py, dpkg lists).
 const maxSmallFile = 1 << 20
 
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path) // paths near a module's, which the core names
 	if err != nil {
 		return nil, err
 	}

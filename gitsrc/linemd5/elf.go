@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"fmt"
 	"io"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // MaxSection caps each DWARF section read from a file.
@@ -13,11 +15,15 @@ const MaxSection = 512 << 20
 // (a binary or its separate debug file). A file without .debug_line has
 // none and no error.
 func ReadELF(path string) ([]File, error) {
-	f, err := elf.Open(path)
+	rf, _, err := regular.Open(path) // a module's path comes from the core
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer rf.Close()
+	f, err := elf.NewFile(rf)
+	if err != nil {
+		return nil, err
+	}
 	var s Sections
 	for _, sec := range []struct {
 		name string
