@@ -169,6 +169,8 @@ type symbolizer struct {
 	// mainAt holds the lookups (by lookupKey) whose function is the one
 	// DWARF marks as the program's main (DW_AT_main_subprogram).
 	mainAt map[uint64]bool
+	// hasMAIN, once known, says whether the executable defines MAIN__.
+	hasMAIN *bool
 }
 
 func newSymbolizer(p *Process) *symbolizer {

@@ -124,3 +124,27 @@ func checkFrameNames(t *testing.T, th model.Thread, names []string) {
 		}
 	}
 }
+
+// TestMAINSymbolIsGDBsMain: a C program that defines MAIN__ (mainstub.c),
+// with and without DWARF. Debian's gdb (its patch gdb-fortran-main) takes
+// a MAIN__ symbol for the program's main when no DWARF marks one, so its
+// backtrace goes on past C's main to _start, as R's does
+// (TestReraisingRuntimes/R); so does faultline's, where it stopped at main.
+func TestMAINSymbolIsGDBsMain(t *testing.T) {
+	for _, g := range []string{"-g", "-g0"} {
+		t.Run(g, func(t *testing.T) {
+			t.Parallel()
+			bin := cachedBuild(t, "mainstub"+g, []string{"mainstub.c"}, "gcc", g, "-O1", "-o", "$OUT", "mainstub.c")
+			core, _ := crashlab.Crash(t, t.TempDir(), "", bin)
+			c, err := analysis.Open(core, analysis.Options{Exe: bin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareAllThreads(t, c, crashlab.GDB(t, bin, core))
+			th := crashingThread(t, c)
+			if last := th.Frames[len(th.Frames)-1].Function; last != "_start" {
+				t.Errorf("the stack ends at %q, want _start", last)
+			}
+		})
+	}
+}
