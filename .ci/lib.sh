@@ -31,5 +31,29 @@ apt_install() {
 		$sudo apt-get "${opts[@]}" update -qq
 		export FAULTLINE_APT_UPDATED=1
 	fi
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get "${opts[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# A dpkg run killed earlier on this machine (an install cut off by a
+	# timeout) leaves packages half-configured, and apt then refuses every
+	# install ("dpkg was interrupted"): finish their configuration first.
+	if [ -n "$($sudo dpkg --audit 2>/dev/null)" ] || ! apt_try "${opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"; then
+		log "dpkg --configure -a (an earlier dpkg run was interrupted)"
+		dpkg_configure_pending
+		apt_try "${opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+	fi
+}
+
+# apt_try ARGS...: one apt-get run, its warnings shown only when it fails.
+apt_try() {
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get "$@" >/dev/null 2>"$FAULTLINE_TEST_CACHE/apt.err" ||
+		{ cat "$FAULTLINE_TEST_CACHE/apt.err" >&2; return 1; }
+}
+
+# dpkg_configure_pending configures what an interrupted dpkg left
+# unconfigured, waiting up to 10 minutes for the dpkg lock as apt does.
+dpkg_configure_pending() {
+	local i
+	for i in $(seq 60); do
+		DEBIAN_FRONTEND=noninteractive $sudo dpkg --configure -a && return 0
+		sleep 10
+	done
+	return 1
 }
