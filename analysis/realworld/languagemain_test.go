@@ -38,11 +38,14 @@ func TestRustFramesAsGDBNamesThem(t *testing.T) {
 	for _, tc := range []struct {
 		name, bin, mode, last string
 		has                   []string
+		kind                  *kindCase
 	}{
-		{"segv", frames, "segv", "rust_frames::main", []string{"rust_frames::run::{closure#1}", "rust_frames::Grid<u32>::fill_with<u32, rust_frames::run::{closure_env#1}>", "core::ptr::write_volatile<u32>"}},
-		{"panic", frames, "panic", "rust_frames::main", []string{"std::panicking::begin_panic_handler", "std::panicking::begin_panic_handler::{closure#0}", "rust_frames::run::{closure#0}"}},
-		{"closure-in-main", names, "segv", "_start", []string{"rust_names::main::{closure#0}", "std::rt::lang_start::{closure#0}<()>", "main"}},
-		{"closure-in-main-panic", names, "", "_start", []string{"std::sys_common::backtrace::__rust_end_short_backtrace<std::panicking::begin_panic_handler::{closure_env#0}, !>"}},
+		{"segv", frames, "segv", "rust_frames::main", []string{"rust_frames::run::{closure#1}", "rust_frames::Grid<u32>::fill_with<u32, rust_frames::run::{closure_env#1}>", "core::ptr::write_volatile<u32>"},
+			&kindCase{kind: model.KindNullDeref, culprit: "rust_frames::poke", summary: []string{"NULL pointer dereference in rust_frames::poke (rust_frames.rs:28)"}}},
+		{"panic", frames, "panic", "rust_frames::main", []string{"std::panicking::begin_panic_handler", "std::panicking::begin_panic_handler::{closure#0}", "rust_frames::run::{closure#0}"},
+			&kindCase{kind: model.KindPanic, culprit: "rust_frames::run::{closure#0}", summary: []string{"Rust panic in rust_frames::run::{closure#0} (rust_frames.rs:36): index out of bounds: the len is 3 but the index is 3"}}},
+		{"closure-in-main", names, "segv", "_start", []string{"rust_names::main::{closure#0}", "std::rt::lang_start::{closure#0}<()>", "main"}, nil},
+		{"closure-in-main-panic", names, "", "_start", []string{"std::sys_common::backtrace::__rust_end_short_backtrace<std::panicking::begin_panic_handler::{closure_env#0}, !>"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -57,6 +60,9 @@ func TestRustFramesAsGDBNamesThem(t *testing.T) {
 				t.Errorf("the crashing stack ends at %q, want %q", last, tc.last)
 			}
 			checkFrameNames(t, th, tc.has)
+			if tc.kind != nil {
+				checkKindCase(t, c, *tc.kind)
+			}
 		})
 	}
 }
