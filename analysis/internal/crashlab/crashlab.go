@@ -98,6 +98,9 @@ type Started struct {
 	done chan error
 }
 
+// readyTimeout bounds how long Start waits for the ready text.
+const readyTimeout = 3 * time.Minute
+
 // Start runs argv in dir with cores enabled and waits until it printed
 // ready on its output (not at all when ready is "").
 func Start(t testing.TB, dir, ready string, argv ...string) *Started {
@@ -144,11 +147,13 @@ func Start(t testing.TB, dir, ready string, argv ...string) *Started {
 	if ready == "" {
 		return s
 	}
+	// A bound on start-up, not a speed check: mpirun under env took 32 s
+	// on a 2-core machine running the other stages beside it.
 	select {
 	case <-lines:
-	case <-time.After(30 * time.Second):
+	case <-time.After(readyTimeout):
 		cmd.Process.Kill()
-		t.Fatalf("%s did not print %q", argv[0], ready)
+		t.Fatalf("%s did not print %q within %v", argv[0], ready, readyTimeout)
 	}
 	return s
 }
