@@ -26,7 +26,7 @@ func (p *Process) attachBinary(m *module, file string) {
 		m.bias = m.base
 		return
 	}
-	m.file, m.obj = file, obj
+	m.file, m.obj, m.locator = file, obj, p.locator
 	if m.buildID == nil {
 		m.buildID = obj.BuildID()
 	}
@@ -75,7 +75,7 @@ func (p *Process) addExeWithoutNTFile(exe string, entry uint64) {
 		return
 	}
 	e := obj.ELF()
-	m := &module{path: exe, file: exe, obj: obj, isExe: true, buildID: obj.BuildID()}
+	m := &module{path: exe, file: exe, obj: obj, isExe: true, buildID: obj.BuildID(), locator: p.locator}
 	m.bias = entry - e.Entry
 	for _, ph := range e.Progs {
 		if ph.Type == elf.PT_LOAD {

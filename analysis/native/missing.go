@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/faultline-dev/faultline/analysis/debuginfo/symbolize"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
@@ -47,7 +48,11 @@ func (p *Process) reportMissingDebug(c *model.Crash) {
 			continue
 		}
 		s := m.symbols()
-		if s == nil || s.HasDWARF() {
+		if s != nil && s.HasDWARF() {
+			p.reportMissingSupplementary(m, s)
+			continue
+		}
+		if s == nil {
 			continue
 		}
 		if err := s.DWARFError(); err != nil {
@@ -109,4 +114,16 @@ func debugPackage(path string) string {
 		}
 	}
 	return ""
+}
+
+// reportMissingSupplementary says when a module's frames lack the names its
+// DWARF keeps in a dwz supplementary file that was not found: gdb names
+// them, so faultline's ?? must not pass for a stripped function.
+func (p *Process) reportMissingSupplementary(m *module, s *symbolize.Symbols) {
+	err := s.SupplementaryError()
+	if err == nil {
+		return
+	}
+	p.problem(m.path, "%v: names and inlined functions kept there show as ??; install the debug package that ships it "+
+		"(Debian: the -dbgsym package of the same source, with /usr/lib/debug/.dwz/...), or pass --debug-dir DIR holding it", err)
 }

@@ -3,6 +3,7 @@ package native
 import (
 	"sync"
 
+	"github.com/faultline-dev/faultline/analysis/debuginfo/debugfile"
 	"github.com/faultline-dev/faultline/analysis/debuginfo/object"
 	"github.com/faultline-dev/faultline/analysis/debuginfo/symbolize"
 	"github.com/faultline-dev/faultline/analysis/unwind"
@@ -36,6 +37,9 @@ type module struct {
 	uw   *unwind.Module
 	// pooled is the Pool's entry for obj: the pool, not the module, closes it.
 	pooled *pooledObject
+	// locator finds the files the debug info refers to later (a dwz
+	// supplementary file); set where the binary is attached.
+	locator *debugfile.Locator
 }
 
 func (m *module) close() {
@@ -73,6 +77,9 @@ func (m *module) init() {
 			m.fetchDebug(m)
 		}
 		m.syms = symbolize.NewSymbols(m.obj, m.dbg)
+		if m.locator != nil {
+			m.syms.FindSupplementary = m.locator.FindSupplementary
+		}
 		if m.isExe && m.obj.ELF() != nil {
 			m.uw.Entry = m.obj.ELF().Entry
 		}

@@ -71,7 +71,7 @@ func (p *Process) fromPool(m *module, file string) bool {
 	if po == nil {
 		return false
 	}
-	m.file, m.obj, m.dbg, m.pooled = file, po.obj, po.dbg, po
+	m.file, m.obj, m.dbg, m.pooled, m.locator = file, po.obj, po.dbg, po, p.locator
 	p.setBias(m)
 	for _, pr := range po.problems {
 		p.problem(m.path, "%s", pr)

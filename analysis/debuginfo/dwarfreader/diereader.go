@@ -236,8 +236,8 @@ const (
 	valNone    valClass = iota // a block, a signature, an unsupported form
 	ValAddr                    // an address (uint64): addr, addrx*
 	ValConst                   // an integer constant (int64): data1-8, sdata, udata, implicit_const
-	ValSecOff                  // a section offset (int64): sec_offset, and the GNU alt forms
-	ValRef                     // a DIE offset in .debug_info
+	ValSecOff                  // a section offset (int64): sec_offset
+	ValRef                     // a DIE offset in .debug_info (with SupRef: in the supplementary file's)
 	valFlag                    // a flag
 	ValStr                     // a string, as a strRef
 	valRnglist                 // DW_FORM_rnglistx, resolved to a .debug_rnglists offset
@@ -308,8 +308,16 @@ func (r *DieReader) Value(df *DwarfFile, f dwarfform.Form, implicit int64, unitO
 		return AttrVal{valFlag, 1}
 	case dwarfform.FormRef1, dwarfform.FormRef2, dwarfform.FormRef4, dwarfform.FormRef8, dwarfform.FormRefUdata, dwarfform.FormRefAddr:
 		return AttrVal{ValRef, r.ref(f, unitOff)}
-	case dwarfform.FormSecOffset, dwarfform.FormGNURefAlt, dwarfform.FormGNUStrpAlt:
+	case dwarfform.FormSecOffset:
 		return AttrVal{ValSecOff, r.Uint(r.Uf.OffSize)}
+	case dwarfform.FormGNURefAlt:
+		return AttrVal{ValRef, supRef(r.Uint(r.Uf.OffSize))}
+	case dwarfform.FormRefSup4:
+		return AttrVal{ValRef, supRef(r.Uint(4))}
+	case dwarfform.FormRefSup8:
+		return AttrVal{ValRef, supRef(r.Uint(8))}
+	case dwarfform.FormGNUStrpAlt, dwarfform.FormStrpSup:
+		return AttrVal{ValStr, uint64(newStrRef(strInSup, r.Uint(r.Uf.OffSize)))}
 	case dwarfform.FormString:
 		start := r.Pos
 		r.skipString()
@@ -415,9 +423,19 @@ const (
 	strInStr     = 1 // .debug_str
 	strInLineStr = 2 // .debug_line_str
 	strInInfo    = 3 // DW_FORM_string, in .debug_info
+	strInSup     = 4 // the supplementary file's .debug_str
 )
 
-const strRefShift = 62
+const strRefShift = 61
+
+// supRef marks a reference into the supplementary file; one too large to
+// be an offset is no reference.
+func supRef(off uint64) uint64 {
+	if off >= SupRef {
+		return 0
+	}
+	return off | SupRef
+}
 
 func newStrRef(sec int, off uint64) StrRef {
 	if off >= 1<<strRefShift {
@@ -436,6 +454,12 @@ func (df *DwarfFile) Str(s StrRef) string {
 		sec = df.Sec.LineStr
 	case strInInfo:
 		sec = df.Sec.Info
+	case strInSup:
+		sup := df.supFile()
+		if sup == nil {
+			return ""
+		}
+		sec = sup.Sec.Str
 	default:
 		return ""
 	}

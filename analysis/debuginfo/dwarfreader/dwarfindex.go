@@ -58,6 +58,9 @@ type DwarfFile struct {
 	// skeleton is set on the DwarfFile of a .dwo (or a .dwp unit): what the
 	// binary's skeleton unit says its split unit is read with.
 	skeleton *skeleton
+	// sup is the supplementary (dwz) file, opened when a reference or a
+	// string first needs it (supplementary.go).
+	sup *supplementary
 }
 
 // UnitHeader is where one unit of .debug_info lies (DWARF 5 §7.5.1).

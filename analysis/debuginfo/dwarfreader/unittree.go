@@ -60,6 +60,9 @@ type Die struct {
 	// program's main function in Fortran (its main program) and Rust (fn
 	// main), where it is not C's main.
 	MainSubprogram bool
+	// OriginSup and SpecSup say Origin and Spec are offsets in the
+	// supplementary (dwz) file.
+	OriginSup, SpecSup bool
 }
 
 type rangedDIE struct {
@@ -156,9 +159,10 @@ func DecodeUnit(df *DwarfFile, u UnitHeader) (*UnitTree, error) {
 // newDIE is the kept DIE at off with the attributes read.
 func newDIE(off uint64, tag dwarf.Tag, attrs *DieAttrs) Die {
 	return Die{Off: dwarf.Offset(off), Parent: -1, Tag: tag, Name: attrs.Name, Linkage: attrs.Linkage,
-		Origin: dwarf.Offset(attrs.Origin), Spec: dwarf.Offset(attrs.Spec),
+		Origin: dwarf.Offset(attrs.Origin &^ SupRef), Spec: dwarf.Offset(attrs.Spec &^ SupRef),
 		CallFile: clampInt32(attrs.callFile, -1), CallLine: clampInt32(attrs.callLine, 0), CallCol: clampInt32(attrs.callCol, 0),
-		external: attrs.external, MainSubprogram: attrs.mainSubprogram}
+		external: attrs.external, MainSubprogram: attrs.mainSubprogram,
+		OriginSup: attrs.Origin&SupRef != 0, SpecSup: attrs.Spec&SupRef != 0}
 }
 
 // setUnitAttrs takes the unit DIE's language, directory, name, line table

@@ -24,12 +24,17 @@ func FuzzObject(f *testing.F) {
 			}
 			o.BuildID()
 			o.DebugLink()
+			o.SupplementaryLink()
+			o.SupplementaryID()
 			for _, name := range []string{".text", ".debug_info", ".debug_line", ".eh_frame"} {
 				o.Section(name)
 			}
 			buf := make([]byte, 8)
 			o.ReadAt(buf, 0x1000)
 			s := NewSymbols(o, o)
+			// No supplementary (dwz) file is ever found: references and strings
+			// into one must fail cleanly.
+			s.FindSupplementary = func(string, string, []byte) (string, []string) { return "", nil }
 			s.HasDWARF()
 			s.SymbolAddr("main")
 			for _, pc := range []uint64{0, 0x1000, 0x1139, 0x1150, 0x401000} {

@@ -111,11 +111,11 @@ func attrChain(r dwarfreader.DieRef) []dwarfreader.DieRef {
 	chain := []dwarfreader.DieRef{r}
 	for len(chain) < maxRefChain {
 		d := chain[len(chain)-1].Die()
-		ref := d.Spec
+		ref, sup := d.Spec, d.SpecSup
 		if ref == 0 {
-			ref = d.Origin
+			ref, sup = d.Origin, d.OriginSup
 		}
-		next, ok := chain[len(chain)-1].T.Resolve(ref)
+		next, ok := chain[len(chain)-1].T.Resolve(ref, sup)
 		if !ok {
 			break
 		}

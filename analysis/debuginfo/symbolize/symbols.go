@@ -51,6 +51,11 @@ type Symbols struct {
 
 	mainOnce sync.Once
 	main     *Main // mainfunc.go
+
+	// FindSupplementary, when set before the first lookup, finds the dwz
+	// file the debug file at debugPath names (debugfile.Locator's
+	// FindSupplementary): the path, or "" and what was tried.
+	FindSupplementary func(debugPath, name string, buildID []byte) (path string, tried []string)
 }
 
 // NewSymbols returns the symbolizer for a module. debug may be nil or the
@@ -72,6 +77,10 @@ func (s *Symbols) dwarfData() *dwarfreader.DwarfFile {
 		}
 		if s.dwarf != nil {
 			s.dwarf.Dwo = dwarfreader.NewDWOSearch(s.binary, s.debug)
+			if find := s.FindSupplementary; find != nil {
+				path := s.dwarf.Obj.Path()
+				s.dwarf.SetSupplementaryFinder(func(name string, id []byte) (string, []string) { return find(path, name, id) })
+			}
 		}
 	})
 	return s.dwarf
@@ -82,7 +91,19 @@ func (s *Symbols) dwarfData() *dwarfreader.DwarfFile {
 func (s *Symbols) Close() {
 	if s != nil && s.dwarf != nil {
 		s.dwarf.Dwo.Close()
+		s.dwarf.CloseSupplementary()
 	}
+}
+
+// SupplementaryError says why names and DIEs the module's DWARF keeps in a
+// dwz supplementary file could not be read, once a lookup needed them (its
+// frames show ?? where gdb has a name): nil when none was needed or it was
+// read.
+func (s *Symbols) SupplementaryError() error {
+	if s == nil || s.dwarf == nil {
+		return nil
+	}
+	return s.dwarf.SupplementaryError()
 }
 
 // DWARFError reports why the module's DWARF could not be opened, if it could not.
