@@ -193,3 +193,51 @@ func compareVars(t *testing.T, frame int, fn, what string, got, want [][2]string
 	}
 	return n
 }
+
+// TestParameterRefIsNoError (issue 23 item 4): gcc -O2 specialises crunch
+// for its constant argument (crunch.constprop.0.isra.0) and describes the
+// argument it removed, scale, with DW_OP_GNU_parameter_ref (0xfa) and
+// DW_OP_stack_value. gdb prints the value the caller's call site passed
+// (scale = 7); faultline prints it as <optimized out>, marked as an entry
+// value, and never an error string: before, the DAP Variables, the hover
+// and the inlay hint showed "<error: DWARF expression: op 0xfa …>". Every
+// other value equals gdb's.
+func TestParameterRefIsNoError(t *testing.T) {
+	dir := t.TempDir()
+	exe, core := crashProgram(t, "gcc", "pref.c", dir, "-O2")
+	want := gdbValues(t, exe, core)
+	s, err := analysis.OpenSession(core, analysis.Options{Exe: exe, Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	th := s.Crash.Threads[0]
+	if len(want) == 0 || want[0].header != "crunch" || th.Frames[0].Function != "crunch" {
+		t.Fatalf("frame 0: gdb %v, faultline %q; want crunch", want, th.Frames[0].Function)
+	}
+	vals, err := s.FrameValues(th.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args [][2]string
+	gaps := map[string]bool{}
+	scale := false
+	for _, v := range vals {
+		if strings.HasPrefix(v.Text, "<error") {
+			t.Errorf("%s = %s: an error string", v.Name, v.Text)
+		}
+		if v.Name == "scale" {
+			scale = v.Text == "7" || v.Text == "<optimized out>" && v.EntryValue
+		}
+		if v.EntryValue {
+			gaps[v.Name] = true
+		}
+		if v.Argument {
+			args = append(args, [2]string{v.Name, v.Text})
+		}
+	}
+	if !scale {
+		t.Errorf("scale: %v; want 7 (gdb) or <optimized out> from its entry value", vals)
+	}
+	compareVars(t, 0, "crunch", "args", args, want[0].args, gaps)
+}

@@ -33,6 +33,7 @@ const (
 	opGNUUninit      = 0xf0
 	opGNUImplicitPtr = 0xf2
 	opGNUEntryValue  = 0xf3
+	opGNUParamRef    = 0xfa
 	opGNUAddrIndex   = 0xfb
 	opGNUConstIndex  = 0xfc
 	opConst8u        = 0x0e
@@ -276,7 +277,7 @@ func (e *exprEnv) opLen(expr []byte, i int) int {
 			r.Skip(1)
 		case 0x0a, 0x0b, 0x28, 0x2f, 0x98:
 			r.Skip(2)
-		case 0x0c, 0x0d, 0x99, 0xfa:
+		case 0x0c, 0x0d, 0x99, opGNUParamRef:
 			r.Skip(4)
 		case 0x0e, 0x0f:
 			r.Skip(8)
@@ -436,9 +437,12 @@ func (e *exprEnv) evalSimple(expr []byte) (location, error) {
 // frame without CFA).
 func (e *exprEnv) rewriteOp(rw, o []byte) (_ []byte, loc location, done bool, err error) {
 	switch code := o[0]; code {
-	case opEntryValue, opGNUEntryValue:
-		// The value a register had on entry (§2.5.1.7): recovering it
-		// needs the caller's call site parameters; not done yet.
+	case opEntryValue, opGNUEntryValue, opGNUParamRef:
+		// The value a register (§2.5.1.7), or with gcc's
+		// DW_OP_GNU_parameter_ref a parameter of the function, had on
+		// entry: gdb takes it from the caller's call site parameters, and
+		// prints <optimized out> where they do not give it. Not resolved
+		// here yet: <optimized out>, never an error.
 		return rw, location{kind: locOptimized, entry: true}, true, nil
 	case opGNUUninit:
 	case opFbreg:

@@ -18,8 +18,9 @@ type Value struct {
 	Text     string
 	Argument bool
 	// EntryValue is set when Text is "<optimized out>" only because the
-	// location needs a DW_OP_entry_value (DWARF 5 §2.5.1.7), which is not
-	// resolved yet (gdb resolves it from the caller's call site).
+	// location needs a DW_OP_entry_value (DWARF 5 §2.5.1.7) or gcc's
+	// DW_OP_GNU_parameter_ref, which is not resolved yet (gdb resolves
+	// them from the caller's call site).
 	EntryValue bool
 	// Addr is where the value lives in memory, for a struct or array; for
 	// a pointer or reference, the address it holds (0 if unknown).
