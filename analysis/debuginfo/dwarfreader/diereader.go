@@ -268,16 +268,9 @@ type unitBases struct {
 
 // Value reads one attribute value of form f.
 func (r *DieReader) Value(df *DwarfFile, f dwarfform.Form, implicit int64, unitOff uint64, bases *unitBases) AttrVal {
-	for i := 0; f == dwarfform.FormIndirect; i++ {
-		if i == maxIndirect {
-			r.Fail()
-			return AttrVal{}
-		}
-		f = dwarfform.Form(r.Uleb())
-		if f == dwarfform.FormImplicitConst {
-			r.Fail() // §7.5.3: not allowed through DW_FORM_indirect
-			return AttrVal{}
-		}
+	f = r.direct(f)
+	if r.Bad {
+		return AttrVal{}
 	}
 	switch f {
 	case dwarfform.FormAddr:
@@ -349,6 +342,24 @@ func (r *DieReader) Value(df *DwarfFile, f dwarfform.Form, implicit int64, unitO
 	}
 	r.skipValue(f)
 	return AttrVal{}
+}
+
+// direct follows DW_FORM_indirect to the form it names, failing the
+// reader on a chain longer than maxIndirect or on DW_FORM_implicit_const,
+// which §7.5.3 does not allow there.
+func (r *DieReader) direct(f dwarfform.Form) dwarfform.Form {
+	for i := 0; f == dwarfform.FormIndirect; i++ {
+		if i == maxIndirect {
+			r.Fail()
+			return f
+		}
+		f = dwarfform.Form(r.Uleb())
+		if f == dwarfform.FormImplicitConst {
+			r.Fail()
+			return f
+		}
+	}
+	return f
 }
 
 // index reads the index of an addrx or strx form (a ULEB128 for addrx,
