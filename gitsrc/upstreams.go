@@ -146,7 +146,8 @@ var commonUpstreams = []registryEntry{
 	lib("libuv", "https://github.com/libuv/libuv", "v1.x", vTags, `libuv\.so`, `libuv1`),
 	lib("nghttp2", "https://github.com/nghttp2/nghttp2", "master", vTags, `libnghttp2\.so`, `nghttp2`),
 	lib("brotli", "https://github.com/google/brotli", "master", vTags, `libbrotli(common|dec|enc)\.so`, `brotli`),
-	lib("snappy", "https://github.com/google/snappy", "main", plainTags, `libsnappy\.so`, `snappy`),
+	lib("snappy", "https://github.com/google/snappy", "main", plainTags, `libsnappy\.so`, `snappy`).
+		withClues(`^libsnappy\.so\.([0-9]+\.[0-9]+\.[0-9]+)$`, "", ""),
 	lib("leveldb", "https://github.com/google/leveldb", "main", plainTags, `libleveldb\.so`, `leveldb`),
 	lib("zeromq", "https://github.com/zeromq/libzmq", "master", vTags, `libzmq\.so`, `zeromq3`),
 	lib("libunwind", "https://github.com/libunwind/libunwind", "master", vTags, `libunwind(-x86_64|-generic|-ptrace|-coredump)?\.so`, `libunwind`),

@@ -17,7 +17,7 @@ import (
 // component comes from libz.so.1.2.11 and the registry's
 // https://github.com/madler/zlib, reached through a url.insteadOf rule of
 // the user's git configuration that names the test's git daemon.
-func zlibReviewed(t *testing.T, z *gitsrctest.ZlibCrash, url, cache string, offline bool) *Result {
+func zlibReviewed(t *testing.T, z *gitsrctest.LibCrash, url, cache string, offline bool) *Result {
 	t.Helper()
 	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
 	if err := os.WriteFile(gitconfig, []byte("[url \""+url+"\"]\n\tinsteadOf = https://github.com/madler/\n"), 0o644); err != nil {
@@ -64,7 +64,7 @@ func TestZlibCVE202237434(t *testing.T) {
 	checkZlibReview(t, z, offline, "offline")
 }
 
-func checkZlibReview(t *testing.T, z *gitsrctest.ZlibCrash, res *Result, how string) {
+func checkZlibReview(t *testing.T, z *gitsrctest.LibCrash, res *Result, how string) {
 	t.Helper()
 	var comp *Component
 	for i := range res.Components {

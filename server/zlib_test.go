@@ -50,7 +50,7 @@ func TestZlibLensAndHover(t *testing.T) {
 	}
 }
 
-func zlibLens(t *testing.T, z *gitsrctest.ZlibCrash, cache string, offline bool) {
+func zlibLens(t *testing.T, z *gitsrctest.LibCrash, cache string, offline bool) {
 	t.Helper()
 	e := newEnvIn(t, t.TempDir(), map[string]any{"cacheDir": cache, "offline": offline}, server.Options{})
 	defer e.Shutdown()

@@ -225,6 +225,11 @@ func readPatch(path string) (patchHeader, error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		l := sc.Text()
+		// git format-patch's first line names the commit.
+		if h, ok := strings.CutPrefix(l, "From "); ok && !inBody && len(h) > 40 && strings.HasSuffix(h, " Mon Sep 17 00:00:00 2001") {
+			origin = "/commit/" + h[:40]
+			continue
+		}
 		if !inBody {
 			switch k, v, _ := strings.Cut(l, ": "); k {
 			case "From":
@@ -246,7 +251,7 @@ func readPatch(path string) (patchHeader, error) {
 		body = append(body, l)
 	}
 	if p.author == "" || p.date == "" || subject == "" || !strings.Contains(origin, "/commit/") {
-		return p, fmt.Errorf("%s: not an upstream fix with From, Date, Subject and Origin (a commit URL)", path)
+		return p, fmt.Errorf("%s: not an upstream fix with From, Date, Subject and the upstream commit (Origin: or format-patch's first line)", path)
 	}
 	hash := origin[strings.LastIndex(origin, "/")+1:]
 	p.message = subject + "\n\n" + strings.TrimSpace(strings.Join(body, "\n")) + "\n\n(upstream commit " + hash + ")\n"

@@ -1,14 +1,5 @@
 package gitsrctest
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-)
-
 // zlib as issue 22 met it: CVE-2022-37434 (a heap overflow in inflate()
 // reading a gzip header's extra field) in a zlib built -g -O2 under a
 // build prefix that no longer exists, crashed with the public shape of the
@@ -29,7 +20,8 @@ var (
 
 // DebianFiles are every Debian file the built upstream histories read
 // (what .ci/install.d/upstreams.sh fetches).
-var DebianFiles = []DebianFile{zlibOrig11, zlibPatches, zlibOrig13, zlibOrig131}
+var DebianFiles = []DebianFile{zlibOrig11, zlibPatches, zlibOrig13, zlibOrig131,
+	expatOrig2210, expatPatches, expatOrig250, expatOrig271, snappyOrig119, snappyPatches, snappyOrig122}
 
 // ZlibHistory is zlib's history as Debian's sources give it.
 var ZlibHistory = History{Name: "zlib", Branch: "develop", Steps: []Step{
@@ -86,78 +78,15 @@ int main(void)
 }
 `
 
-// ZlibCrash is the built history and the crash.
-type ZlibCrash struct {
-	// Dir holds work/ (the whole history) and srv/zlib.git.
-	Dir, Work string
-	// Lib is libz.so.1.2.11; Exe the crashing program; Core its core.
-	Lib, Exe, Core string
-}
-
-// zlibSources are the files of zlib 1.2.11's library.
-var zlibSources = []string{"adler32", "compress", "crc32", "deflate", "gzclose", "gzlib", "gzread", "gzwrite",
-	"infback", "inffast", "inflate", "inftrees", "trees", "uncompr", "zutil"}
+// zlibBuild builds libz.so.1.2.11 as a distribution would, -g -O2.
+var zlibBuild = LibBuild{History: ZlibHistory, Tag: "v1.2.11", Prefix: "zlib-1.2.11", Lib: "libz.so.1.2.11",
+	Soname: "libz.so.1", Version: "zlib.map",
+	Sources: []string{"adler32.c", "compress.c", "crc32.c", "deflate.c", "gzclose.c", "gzlib.c", "gzread.c",
+		"gzwrite.c", "infback.c", "inffast.c", "inflate.c", "inftrees.c", "trees.c", "uncompr.c", "zutil.c"},
+	CFlags:  []string{"-D_LARGEFILE64_SOURCE=1", "-DHAVE_HIDDEN"},
+	Program: "zcrash.c", ProgramSource: ZlibCrashSource, Link: "-lz"}
 
 // Zlib builds (once, in the test cache) zlib's history, libz.so.1.2.11
 // from its v1.2.11 tag with gcc -g -O2 under a build prefix that is then
 // removed, and the crash.
-func Zlib() (*ZlibCrash, error) {
-	dir, err := ZlibHistory.Build()
-	if err != nil {
-		return nil, err
-	}
-	z := &ZlibCrash{Dir: dir, Work: filepath.Join(dir, "work")}
-	key := sha256.Sum256([]byte(dir + "\n" + ZlibCrashSource + "\n" + strings.Join(zlibSources, " ") + "\nv1"))
-	crash := filepath.Join(filepath.Dir(dir), "zlib-crash-"+hex.EncodeToString(key[:8]))
-	z.Lib = filepath.Join(crash, "lib", "libz.so.1.2.11")
-	z.Exe = filepath.Join(crash, "bin", "zcrash")
-	if err := cachedDir(crash, func() error { return z.buildCrash(crash) }); err != nil {
-		return nil, err
-	}
-	cores, _ := filepath.Glob(filepath.Join(crash, "core", "*core*"))
-	if len(cores) == 0 {
-		return nil, fmt.Errorf("%s: no core", crash)
-	}
-	z.Core = cores[0]
-	return z, nil
-}
-
-func (z *ZlibCrash) buildCrash(crash string) error {
-	prefix := filepath.Join(crash, "build", "zlib-1.2.11")
-	for _, d := range []string{prefix, filepath.Dir(z.Lib), filepath.Dir(z.Exe)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	if _, err := Run(z.Work, "sh", "-c", "git archive v1.2.11 | tar -x -C '"+prefix+"'"); err != nil {
-		return err
-	}
-	objs := []string{}
-	for _, s := range zlibSources {
-		if _, err := Run(prefix, "gcc", "-g", "-O2", "-fPIC", "-D_LARGEFILE64_SOURCE=1", "-DHAVE_HIDDEN", "-c", s+".c", "-o", s+".o"); err != nil {
-			return err
-		}
-		objs = append(objs, s+".o")
-	}
-	args := append([]string{"-shared", "-Wl,-soname,libz.so.1", "-Wl,--version-script,zlib.map", "-o", z.Lib}, objs...)
-	if _, err := Run(prefix, "gcc", args...); err != nil {
-		return err
-	}
-	if err := os.Symlink("libz.so.1.2.11", filepath.Join(filepath.Dir(z.Lib), "libz.so.1")); err != nil {
-		return err
-	}
-	src := filepath.Join(crash, "zcrash.c")
-	if err := os.WriteFile(src, []byte(ZlibCrashSource), 0o644); err != nil {
-		return err
-	}
-	libDir := filepath.Dir(z.Lib)
-	if _, err := Run(crash, "gcc", "-g", "-O0", "-I", prefix, "-o", z.Exe, src, "-L", libDir, "-lz", "-Wl,-rpath,"+libDir); err != nil {
-		return err
-	}
-	// The build prefix goes away, as a distribution's build directory does.
-	if err := os.RemoveAll(filepath.Join(crash, "build")); err != nil {
-		return err
-	}
-	_, err := DumpCore(crash, z.Exe)
-	return err
-}
+func Zlib() (*LibCrash, error) { return zlibBuild.Build() }
