@@ -1,6 +1,8 @@
 package realworld_test
 
 import (
+	"debug/dwarf"
+	"debug/elf"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,6 +18,14 @@ type splitShape struct {
 	// packer makes a .dwp beside the binary from its .dwo files ("" keeps
 	// the .dwo files): binutils' dwp reads DWARF 4 only, llvm-dwp both.
 	packer string
+	// second links splitfirst.c before splitinline.c, so splitinline's
+	// unit is the second: its DW_AT_GNU_addr_base and
+	// DW_AT_GNU_ranges_base (DWARF 4), DW_AT_addr_base (DWARF 5) and its
+	// contributions to a .dwp's sections are not 0.
+	second bool
+	// gdbDies: gdb 13 dies of SIGSEGV reading this build; it is held to
+	// splitInlineChain only, the frames gdb prints for the other shapes.
+	gdbDies bool
 }
 
 // buildSplit builds testdata/programs/splitinline.c the shape's way once
@@ -30,7 +40,11 @@ func buildSplit(t *testing.T, s splitShape) string {
 		}
 	}
 	name := "splitinline-" + s.name
-	script := s.compiler + " -O2 -g " + s.dwarf + ` -gsplit-dwarf -o "$OUT" splitinline.c`
+	sources := []string{"splitinline.c"}
+	if s.second {
+		sources = []string{"splitfirst.c", "splitinline.c"}
+	}
+	script := s.compiler + " -O2 -g " + s.dwarf + ` -gsplit-dwarf -o "$OUT" ` + strings.Join(sources, " ")
 	if s.packer != "" {
 		script += ` && ` + s.packer + ` -e "$OUT" -o ../` + name + `.dwp && rm -f *.dwo`
 	}
@@ -41,7 +55,7 @@ func buildSplit(t *testing.T, s splitShape) string {
 		packer = string(out)
 	}
 	return crashlab.BuildCached(t, crashlab.Recipe{Name: name, Command: []string{"sh", "-c", script},
-		Sources: []string{"splitinline.c"}, Dir: programs, Extra: string(version) + packer})
+		Sources: sources, Dir: programs, Extra: string(version) + packer})
 }
 
 // splitInlineChain is the crashing thread's top as gdb prints it for every
@@ -67,21 +81,41 @@ var splitInlineChain = []string{
 // ("Fatal signal: Segmentation fault"). That shape is held to the frames
 // of the same build with its .dwo files, which gdb reads. (gcc's DWARF 5
 // cannot be packed here: binutils' dwp reads DWARF 4 only and llvm-dwp 14
-// spins on gcc's .dwo files.)
+// spins on gcc's .dwo files.) With a unit before splitinline's
+// (splitfirst.c), gdb dies on clang's DWARF 5 .dwo files too.
+//
+// The "-second" shapes put splitinline's unit second, as in any program of
+// more than one file: its bases into the binary's .debug_addr and
+// .debug_ranges are then not 0 (with one unit, reading the ranges from
+// offset 0 of .debug_ranges instead of DW_AT_GNU_ranges_base went
+// unnoticed), nor are its contributions to a .dwp's sections.
 func TestSplitDWARFInlineFrames(t *testing.T) {
 	shapes := []splitShape{
-		{"gcc-dwarf4-dwo", "gcc", "-gdwarf-4", ""},
-		{"gcc-dwarf4-dwp", "gcc", "-gdwarf-4", "dwp"},
-		{"clang-dwarf4-dwo", "clang", "-gdwarf-4", ""},
-		{"clang-dwarf4-dwp", "clang", "-gdwarf-4", "llvm-dwp-14"},
-		{"gcc-dwarf5-dwo", "gcc", "-gdwarf-5", ""},
-		{"clang-dwarf5-dwo", "clang", "-gdwarf-5", ""},
-		{"clang-dwarf5-dwp", "clang", "-gdwarf-5", "llvm-dwp-14"},
+		{"gcc-dwarf4-dwo", "gcc", "-gdwarf-4", "", false, false},
+		{"gcc-dwarf4-dwp", "gcc", "-gdwarf-4", "dwp", false, false},
+		{"clang-dwarf4-dwo", "clang", "-gdwarf-4", "", false, false},
+		{"clang-dwarf4-dwp", "clang", "-gdwarf-4", "llvm-dwp-14", false, false},
+		{"gcc-dwarf5-dwo", "gcc", "-gdwarf-5", "", false, false},
+		{"clang-dwarf5-dwo", "clang", "-gdwarf-5", "", false, false},
+		{"clang-dwarf5-dwp", "clang", "-gdwarf-5", "llvm-dwp-14", false, true},
+		{"gcc-dwarf4-dwo-second", "gcc", "-gdwarf-4", "", true, false},
+		{"gcc-dwarf4-dwp-second", "gcc", "-gdwarf-4", "dwp", true, false},
+		{"clang-dwarf4-dwo-second", "clang", "-gdwarf-4", "", true, false},
+		{"clang-dwarf4-dwp-second", "clang", "-gdwarf-4", "llvm-dwp-14", true, false},
+		{"gcc-dwarf5-dwo-second", "gcc", "-gdwarf-5", "", true, false},
+		{"clang-dwarf5-dwo-second", "clang", "-gdwarf-5", "", true, true},
+		{"clang-dwarf5-dwp-second", "clang", "-gdwarf-5", "llvm-dwp-14", true, true},
 	}
 	for _, s := range shapes {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			bin := buildSplit(t, s)
+			if s.second {
+				addrBase, rangesBase := skeletonBases(t, bin)
+				if addrBase == 0 || (s.dwarf == "-gdwarf-4" && rangesBase == 0) {
+					t.Fatalf("splitinline's unit is not second: addr base %#x, ranges base %#x", addrBase, rangesBase)
+				}
+			}
 			core, _ := crashlab.Crash(t, t.TempDir(), "", bin)
 			c, err := analysis.Open(core, analysis.Options{Exe: bin, Offline: true})
 			if err != nil {
@@ -100,8 +134,8 @@ func TestSplitDWARFInlineFrames(t *testing.T) {
 					t.Errorf("problem: %s", p.Message)
 				}
 			}
-			if s.name == "clang-dwarf5-dwp" {
-				return // gdb crashes on this file: held to the .dwo build's frames above
+			if s.gdbDies {
+				return // held to splitInlineChain above, gdb's frames for the other shapes
 			}
 			if d := crashlab.CompareWithGDB(crashlab.GDB(t, bin, core), c); d != "" {
 				t.Errorf("frames differ from gdb:\n%s", d)
@@ -112,3 +146,49 @@ func TestSplitDWARFInlineFrames(t *testing.T) {
 		})
 	}
 }
+
+// skeletonBases returns the bases of splitinline's skeleton unit in bin:
+// DW_AT_GNU_addr_base or DW_AT_addr_base, and DW_AT_GNU_ranges_base (0
+// where the unit has none), read with Go's debug/dwarf.
+func skeletonBases(t *testing.T, bin string) (addrBase, rangesBase int64) {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := f.DWARF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			t.Fatalf("no skeleton unit for splitinline in %s (%v)", bin, err)
+		}
+		r.SkipChildren()
+		name, _ := e.Val(dwarf.AttrName).(string)
+		dwo, _ := e.Val(attrGNUDwoName).(string)
+		if dwo == "" {
+			dwo, _ = e.Val(dwarf.AttrDwoName).(string)
+		}
+		if !strings.HasSuffix(name, "splitinline.c") && !strings.HasSuffix(dwo, "splitinline.dwo") {
+			continue
+		}
+		addrBase, _ = e.Val(attrGNUAddrBase).(int64)
+		if v, ok := e.Val(dwarf.AttrAddrBase).(int64); ok {
+			addrBase = v
+		}
+		rangesBase, _ = e.Val(attrGNURangesBase).(int64)
+		return addrBase, rangesBase
+	}
+}
+
+// The GNU DebugFission attributes (DWARF 4 skeletons), as gdb's
+// include/dwarf2.def numbers them.
+const (
+	attrGNUDwoName    dwarf.Attr = 0x2130
+	attrGNURangesBase dwarf.Attr = 0x2132
+	attrGNUAddrBase   dwarf.Attr = 0x2133
+)
