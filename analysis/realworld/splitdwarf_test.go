@@ -4,11 +4,15 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/analysis/debuginfo/variables"
 	"github.com/faultline-dev/faultline/analysis/internal/crashlab"
+	"github.com/faultline-dev/faultline/analysis/logs"
 	"github.com/faultline-dev/faultline/analysis/model"
 )
 
@@ -117,15 +121,19 @@ func TestSplitDWARFInlineFrames(t *testing.T) {
 				}
 			}
 			core, _ := crashlab.Crash(t, t.TempDir(), "", bin)
-			c, err := analysis.Open(core, analysis.Options{Exe: bin, Offline: true})
+			sess, err := analysis.OpenSession(core, analysis.Options{Exe: bin, Offline: true})
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer sess.Close()
+			c := sess.Crash
 			th := c.CrashingThread()
 			if th == nil {
 				t.Fatal("no crashing thread")
 			}
 			got := crashlab.ModelLines(*th)
+			noValueErrors(t, sess, th.ID, len(splitInlineChain))
+			splitArgValues(t, sess, th.ID)
 			if d := crashlab.Diff(splitInlineChain, got); d != "" {
 				t.Errorf("frames:\n%s", d)
 			}
@@ -137,8 +145,12 @@ func TestSplitDWARFInlineFrames(t *testing.T) {
 			if s.gdbDies {
 				return // held to splitInlineChain above, gdb's frames for the other shapes
 			}
-			if d := crashlab.CompareWithGDB(crashlab.GDB(t, bin, core), c); d != "" {
+			gdb := crashlab.GDB(t, bin, core)
+			if d := crashlab.CompareWithGDB(gdb, c); d != "" {
 				t.Errorf("frames differ from gdb:\n%s", d)
+			}
+			if len(gdb.Threads) == 1 {
+				compareSplitArgs(t, sess, th.ID, gdb.Threads[0].Frames, s.compiler == "clang" && s.dwarf == "-gdwarf-5")
 			}
 			if c.Classification.Kind != model.KindNullDeref || culprit(c) != "load_slot" {
 				t.Errorf("kind %s, culprit %q; want null-deref in load_slot", c.Classification.Kind, culprit(c))
@@ -192,3 +204,103 @@ const (
 	attrGNURangesBase dwarf.Attr = 0x2132
 	attrGNUAddrBase   dwarf.Attr = 0x2133
 )
+
+// noValueErrors fails on any argument or local of the top n frames whose
+// value is an error: a split unit's location lists are in its
+// .debug_loc.dwo or .debug_loclists.dwo (or their .dwp contributions),
+// read with the skeleton's DW_AT_GNU_addr_base; before, every list was
+// looked for in the .dwo's missing .debug_loc ("location list offset 0xec
+// past the section" in the DAP Variables, the hover and the inlay hints).
+func noValueErrors(t *testing.T, s *analysis.Session, thread, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		vals, err := s.FrameValues(thread, i)
+		if err != nil {
+			t.Errorf("frame %d: %v", i, err)
+		}
+		for _, v := range vals {
+			if strings.HasPrefix(v.Text, "<error") {
+				t.Errorf("frame %d: %s = %s", i, v.Name, v.Text)
+			}
+		}
+	}
+}
+
+// compareSplitArgs compares each frame's arguments with those gdb printed
+// in its backtrace ("n=n@entry=3" is n = 3; "s@entry=…" entries are gdb's
+// entry values, not arguments). An argument faultline leaves optimized out
+// for want of DW_OP_entry_value support, where gdb prints the value from
+// the caller's call site, is logged, as in TestFrameValuesMatchGDB.
+//
+// gdbMissesLoclists: gdb 13 prints <optimized out> for every argument of
+// clang's DWARF 5 split units whose location is a list (DW_FORM_loclistx;
+// its lists start with DW_LLE_base_addressx, which gdb 13 reads wrong),
+// where llvm-dwarfdump-14 shows, e.g., sum_chain's n in RSI over the
+// crash pc. There faultline's value is logged; splitArgValues checks it.
+func compareSplitArgs(t *testing.T, s *analysis.Session, thread int, frames []logs.GDBFrame, gdbMissesLoclists bool) {
+	t.Helper()
+	compared := 0
+	for i, gf := range frames {
+		if gf.Function != "main" && !slices.Contains([]string{"load_slot", "sum_chain", "tally"}, gf.Function) {
+			continue
+		}
+		vals, _ := s.FrameValues(thread, i)
+		got := map[string]variables.Value{}
+		for _, v := range vals {
+			if v.Argument {
+				got[v.Name] = v
+			}
+		}
+		for _, kv := range strings.Split(gf.Args, ", ") {
+			name, want, _ := strings.Cut(kv, "=")
+			if strings.Contains(name, "@entry") {
+				continue
+			}
+			want = strings.TrimPrefix(want, name+"@entry=")
+			v, ok := got[name]
+			switch {
+			case !ok:
+				t.Errorf("frame %d %s: gdb has argument %s = %s, faultline has none", i, gf.Function, name, want)
+			case v.Text == want:
+				compared++
+			case gdbMissesLoclists && want == "<optimized out>":
+				t.Logf("frame %d %s: %s = %s; gdb 13 <optimized out>", i, gf.Function, name, v.Text)
+			case v.EntryValue && v.Text == "<optimized out>":
+				t.Logf("frame %d %s: %s: gdb %s from the caller's entry value; faultline %s", i, gf.Function, name, want, v.Text)
+			default:
+				t.Errorf("frame %d %s: %s = %s, gdb says %s", i, gf.Function, name, v.Text, want)
+			}
+		}
+	}
+	if compared < 1 {
+		t.Errorf("only %d arguments compared with gdb's", compared)
+	}
+}
+
+// splitArgValues checks the arguments faultline prints against the
+// program: n is 3 in sum_chain and tally, and load_slot's s is &s[2] of
+// sum_chain's s (a 16-byte struct slot apart twice), wherever both are
+// printed. At least tally's n must be.
+func splitArgValues(t *testing.T, s *analysis.Session, thread int) {
+	t.Helper()
+	args := map[string]string{} // "frame.name" -> text
+	for i, fn := range []string{"load_slot", "sum_chain", "tally"} {
+		vals, _ := s.FrameValues(thread, i)
+		for _, v := range vals {
+			if v.Argument {
+				args[fn+"."+v.Name] = v.Text
+			}
+		}
+	}
+	if args["tally.n"] != "3" {
+		t.Errorf("tally's n = %q, want 3", args["tally.n"])
+	}
+	if n, ok := args["sum_chain.n"]; ok && n != "3" && n != "<optimized out>" {
+		t.Errorf("sum_chain's n = %q, want 3", n)
+	}
+	inner, err1 := strconv.ParseUint(args["load_slot.s"], 0, 64)
+	outer, err2 := strconv.ParseUint(args["sum_chain.s"], 0, 64)
+	if err1 == nil && err2 == nil && inner != outer+0x20 {
+		t.Errorf("load_slot's s = %#x, sum_chain's s = %#x: want &s[2], %#x", inner, outer, outer+0x20)
+	}
+}

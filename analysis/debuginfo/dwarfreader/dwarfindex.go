@@ -82,6 +82,10 @@ type UnitHeader struct {
 // needed.
 type DwarfSections struct {
 	Info, Abbrev, Str, LineStr, StrOffsets, Addr, Ranges, Rnglists *object.Lazy
+	// SplitLoc is a split unit's location lists (.debug_loclists.dwo, or
+	// DWARF 4's .debug_loc.dwo, or its contribution in a .dwp); nil
+	// outside split files.
+	SplitLoc *object.Lazy
 }
 
 type unitRange struct {

@@ -109,6 +109,12 @@ func (p *dwpPackage) unitSections(sig uint64) (splitSections, bool) {
 		str:        str,
 		strOffsets: part(".debug_str_offsets.dwo", dwpindex.DwSectStrOffsets),
 		rnglists:   part(".debug_rnglists.dwo", dwpindex.DwSectRnglists),
+		// Column 5 is DW_SECT_LOC (.debug_loc.dwo) in a version 2 index,
+		// DW_SECT_LOCLISTS in version 5.
+		loc: part(".debug_loclists.dwo", dwpindex.DwSectLoclists),
+	}
+	if ss.loc == nil {
+		ss.loc = part(".debug_loc.dwo", dwpindex.DwSectLoclists)
 	}
 	return ss, ss.info != nil
 }

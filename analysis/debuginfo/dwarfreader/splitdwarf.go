@@ -220,6 +220,8 @@ func (df *DwarfFile) dwoCandidates(sk skeleton) []string {
 // contributions to them in a package, before their headers are skipped.
 type splitSections struct {
 	info, abbrev, str, strOffsets, rnglists []byte
+	// loc is .debug_loclists.dwo (DWARF 5) or .debug_loc.dwo (DWARF 4).
+	loc []byte
 }
 
 // dwoSections are the split DWARF sections of a .dwo file.
@@ -229,7 +231,17 @@ func dwoSections(o *object.Object) splitSections {
 		return d
 	}
 	return splitSections{info: sec(".debug_info.dwo"), abbrev: sec(".debug_abbrev.dwo"), str: sec(".debug_str.dwo"),
-		strOffsets: sec(".debug_str_offsets.dwo"), rnglists: sec(".debug_rnglists.dwo")}
+		strOffsets: sec(".debug_str_offsets.dwo"), rnglists: sec(".debug_rnglists.dwo"), loc: loc(o)}
+}
+
+// loc is a .dwo's location lists: .debug_loclists.dwo, else DWARF 4's
+// .debug_loc.dwo.
+func loc(o *object.Object) []byte {
+	if d, _, ok := o.Section(".debug_loclists.dwo"); ok {
+		return d
+	}
+	d, _, _ := o.Section(".debug_loc.dwo")
+	return d
 }
 
 // decodeSplitUnit decodes the split unit with sk's dwo_id in ss, sections
@@ -275,7 +287,7 @@ func (df *DwarfFile) decodeSplitUnit(o *object.Object, ss splitSections, sk skel
 // .debug_ranges) from the skeleton's bases.
 func (df *DwarfFile) splitSections(ss splitSections, sk skeleton) DwarfSections {
 	secs := DwarfSections{Info: object.NewLazyBytes(".debug_info.dwo", ss.info), Abbrev: object.NewLazyBytes(".debug_abbrev.dwo", ss.abbrev),
-		Str: object.NewLazyBytes(".debug_str.dwo", ss.str)}
+		Str: object.NewLazyBytes(".debug_str.dwo", ss.str), SplitLoc: object.NewLazyBytes(".debug_loc.dwo", ss.loc)}
 	// Index forms in a split unit are relative to the start of the .dwo's
 	// offset tables (after their DWARF 5 headers: length, version,
 	// padding, and for range lists address size, segment selector size

@@ -29,7 +29,7 @@ const (
 	DwSectInfo       = 1
 	DwSectAbbrev     = 3
 	dwSectLine       = 4
-	dwSectLoclists   = 5
+	DwSectLoclists   = 5
 	DwSectStrOffsets = 6
 	dwSectMacro      = 7
 	DwSectRnglists   = 8

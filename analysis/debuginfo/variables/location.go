@@ -69,6 +69,8 @@ type locListCtx struct {
 	addrBase uint64
 	bo       binary.ByteOrder
 	addr     []byte // .debug_addr
+	// gnuSplit: the list is in a DWARF 4 .debug_loc.dwo (GNU DebugFission).
+	gnuSplit bool
 }
 
 // findLocation returns the expression that location list entries at off
@@ -83,7 +85,10 @@ func findLocation(sec []byte, off uint64, pc uint64, c *locListCtx) ([]byte, err
 		return nil, fmt.Errorf("unsupported address size %d", c.asize)
 	}
 	r := &dwarfreader.DieReader{B: sec, Pos: int(off), End: len(sec), Bo: c.bo}
-	if c.vers < 5 {
+	switch {
+	case c.vers < 5 && c.gnuSplit:
+		return findGNUSplitLoc(r, pc, c)
+	case c.vers < 5:
 		return findDebugLoc(r, pc, c)
 	}
 	return findLocList(r, pc, c)
@@ -209,6 +214,61 @@ func findDebugLoc(r *dwarfreader.DieReader, pc uint64, c *locListCtx) ([]byte, e
 		expr := r.B[r.Pos : r.Pos+int(size)]
 		r.Pos += int(size)
 		if base+lo <= pc && pc < base+hi {
+			return expr, nil
+		}
+	}
+	return nil, errors.New("location list too long")
+}
+
+// GNU DebugFission's location list entry kinds in .debug_loc.dwo (gdb's
+// include/dwarf2.h; the DWARF 5 DW_LLE_* kinds grew out of them).
+const (
+	lleGNUEndOfList             = 0x00
+	lleGNUBaseAddressSelect     = 0x01 // an address index: the new base
+	lleGNUStartEnd              = 0x02 // two address indexes
+	lleGNUStartLength           = 0x03 // an address index and a 4-byte length
+	lleGNUViewPair              = 0x09 // two location view numbers (gcc), no location
+	gnuSplitLocLengthSize   int = 2    // an expression's length, as in .debug_loc
+)
+
+// findGNUSplitLoc reads a DWARF 4 split unit's .debug_loc.dwo list (GNU
+// DebugFission, as gdb's decode_debug_loc_dwo_addresses): entries whose
+// addresses are indexes into .debug_addr from the skeleton's
+// DW_AT_GNU_addr_base, already absolute (no base is added), each with a
+// 2-byte expression length.
+func findGNUSplitLoc(r *dwarfreader.DieReader, pc uint64, c *locListCtx) ([]byte, error) {
+	for n := 0; n < maxLocEntries; n++ {
+		kind := r.U8()
+		var lo, hi uint64
+		var ok bool
+		switch kind {
+		case lleGNUEndOfList:
+			if r.Bad {
+				return nil, errors.New("truncated location list")
+			}
+			return nil, errNoLocation
+		case lleGNUBaseAddressSelect, lleGNUViewPair:
+			r.Uleb()
+			if kind == lleGNUViewPair {
+				r.Uleb()
+			}
+			continue
+		case lleGNUStartEnd:
+			lo, ok = c.addrx(r.Uleb())
+			hi, _ = c.addrx(r.Uleb())
+		case lleGNUStartLength:
+			lo, ok = c.addrx(r.Uleb())
+			hi = lo + r.Uint(4)
+		default:
+			return nil, fmt.Errorf("unknown .debug_loc.dwo entry kind 0x%x", kind)
+		}
+		size := r.Uint(gnuSplitLocLengthSize)
+		if r.Bad || !ok || size > uint64(r.End-r.Pos) {
+			return nil, errors.New("truncated or bad .debug_loc.dwo entry")
+		}
+		expr := r.B[r.Pos : r.Pos+int(size)]
+		r.Pos += int(size)
+		if lo <= pc && pc < hi {
 			return expr, nil
 		}
 	}

@@ -26,19 +26,21 @@ func (fakeFrame) ReadMemory(addr uint64, b []byte) (int, error) {
 }
 
 // FuzzLocationList reads untrusted location lists (.debug_loclists with
-// every DW_LLE_* kind, and .debug_loc) and evaluates the expression found:
+// every DW_LLE_* kind, .debug_loc, and with vers's top bit set GNU
+// DebugFission's .debug_loc.dwo) and evaluates the expression found:
 // no panic, no hang, whatever the bytes.
 func FuzzLocationList(f *testing.F) {
 	f.Add([]byte{lleOffsetPair, 0x00, 0x10, 0x02, 0x91, 0x70, lleEndOfList}, uint64(0x1008), uint8(5))
 	f.Add([]byte{lleBaseAddress, 0, 0x20, 0, 0, 0, 0, 0, 0, lleStartLength, 0, 0x20, 0, 0, 0, 0, 0, 0, 0x08, 0x01, 0x55, lleDefaultLocation, 0x02, 0x30, 0x9f, lleEndOfList}, uint64(0x2004), uint8(5))
 	f.Add([]byte{lleStartxLength, 0x00, 0x04, 0x01, 0x50, lleBaseAddressx, 0x01, lleStartxEndx, 0, 1, 0x03, 0x9e, 0x01, 0x07, lleEndOfList}, uint64(0x10), uint8(5))
 	f.Add([]byte{0x00, 0x10, 0, 0, 0, 0, 0, 0, 0x40, 0x10, 0, 0, 0, 0, 0, 0, 0x03, 0x00, 0x50, 0x93, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint64(0x1010), uint8(4))
+	f.Add([]byte{lleGNUBaseAddressSelect, 0, lleGNUViewPair, 1, 2, lleGNUStartEnd, 0, 1, 0x01, 0x00, 0x50, lleGNUStartLength, 1, 0x10, 0, 0, 0, 0x01, 0x00, 0x51, lleGNUEndOfList}, uint64(0x1104), uint8(0x84))
 	f.Fuzz(func(t *testing.T, sec []byte, pc uint64, vers uint8) {
 		fuzzbudget.Check(t, len(sec), fuzzbudget.Default, func() {
 			addr := make([]byte, 16)
 			binary.LittleEndian.PutUint64(addr, 0x1000)
 			binary.LittleEndian.PutUint64(addr[8:], 0x1100)
-			c := &locListCtx{vers: int(vers), asize: 8, base: 0x1000, bo: binary.LittleEndian, addr: addr}
+			c := &locListCtx{vers: int(vers & 0x7f), asize: 8, base: 0x1000, bo: binary.LittleEndian, addr: addr, gnuSplit: vers&0x80 != 0}
 			expr, err := findLocation(sec, 0, pc, c)
 			if err != nil {
 				return
@@ -101,5 +103,43 @@ func TestLocationList(t *testing.T) {
 	}
 	if _, err := findLocation(loc, 0, 0x5008, c4); !errors.Is(err, errNoLocation) {
 		t.Errorf(".debug_loc 0x5008: %v, want no location", err)
+	}
+}
+
+// TestGNUSplitLocationList reads a .debug_loc.dwo list (GNU DebugFission)
+// of every entry kind: addresses are .debug_addr entries, absolute (the
+// base selection does not move them), lengths 4 bytes, expressions with a
+// 2-byte length; a view pair is skipped.
+func TestGNUSplitLocationList(t *testing.T) {
+	addr := make([]byte, 24)
+	binary.LittleEndian.PutUint64(addr, 0x1000)
+	binary.LittleEndian.PutUint64(addr[8:], 0x1100)
+	binary.LittleEndian.PutUint64(addr[16:], 0x9000)
+	c := &locListCtx{vers: 4, asize: 8, base: 0x5000, bo: binary.LittleEndian, addr: addr, gnuSplit: true}
+	list := []byte{
+		lleGNUBaseAddressSelect, 2, // base 0x9000: not added to what follows
+		lleGNUViewPair, 0, 1,
+		lleGNUStartEnd, 0, 1, 0x01, 0x00, 0x50, // [0x1000, 0x1100): DW_OP_reg0
+		lleGNUStartLength, 1, 0x10, 0, 0, 0, 0x01, 0x00, 0x51, // [0x1100, 0x1110): DW_OP_reg1
+		lleGNUEndOfList,
+	}
+	for _, tc := range []struct {
+		pc   uint64
+		want byte
+	}{{0x1000, 0x50}, {0x10ff, 0x50}, {0x1100, 0x51}, {0x110f, 0x51}} {
+		if got, err := findLocation(list, 0, tc.pc, c); err != nil || len(got) != 1 || got[0] != tc.want {
+			t.Errorf("pc %#x: %x, %v; want %x", tc.pc, got, err, tc.want)
+		}
+	}
+	for _, pc := range []uint64{0x0fff, 0x1110, 0x9000 + 0x1000} {
+		if got, err := findLocation(list, 0, pc, c); !errors.Is(err, errNoLocation) {
+			t.Errorf("pc %#x: %x, %v; want no location", pc, got, err)
+		}
+	}
+	if _, err := findLocation([]byte{lleGNUStartEnd, 7, 0, 0x01, 0x00, 0x50, 0}, 0, 0x1000, c); err == nil || errors.Is(err, errNoLocation) {
+		t.Errorf("address index 7 past .debug_addr: %v, want an error", err)
+	}
+	if _, err := findLocation([]byte{0x04}, 0, 0x1000, c); err == nil || errors.Is(err, errNoLocation) {
+		t.Errorf("unknown kind: %v, want an error", err)
 	}
 }

@@ -200,23 +200,46 @@ func (ev *ValueEval) expr(uc *UnitCtx, l attrLoc) ([]byte, error) {
 	}
 	c := &locListCtx{vers: uc.u.Vers, asize: uc.u.Asize, base: uc.ud.Rctx.Base, addrBase: uc.ud.Bases.Addr,
 		bo: ev.Df.Bo, addr: ev.Df.Sec.Addr.All()}
-	if uc.u.Vers >= 5 {
-		sec, _, _ := ev.Df.Obj.Section(".debug_loclists")
-		off := l.listOff
-		if l.listx {
-			// DW_FORM_loclistx: an index into the offsets table after
-			// DW_AT_loclists_base, offsets relative to that base (§7.29).
-			base := uc.Top.loclistsBase
-			o, ok := dwarfreader.ReadAt(sec, base+off*uint64(uc.u.Format().OffSize), uc.u.Format().OffSize, ev.Df.Bo)
-			if !ok {
-				return nil, fmt.Errorf("bad location list index %d", off)
-			}
-			off = base + o
+	if uc.u.Vers < 5 {
+		if split := ev.Df.Sec.SplitLoc; split != nil {
+			c.gnuSplit = true // GNU DebugFission's .debug_loc.dwo
+			return findLocation(split.All(), l.listOff, ev.Pc, c)
 		}
-		return findLocation(sec, off, ev.Pc, c)
+		sec, _, _ := ev.Df.Obj.Section(".debug_loc")
+		return findLocation(sec, l.listOff, ev.Pc, c)
 	}
-	sec, _, _ := ev.Df.Obj.Section(".debug_loc")
-	return findLocation(sec, l.listOff, ev.Pc, c)
+	sec, base := ev.loclists(uc)
+	off := l.listOff
+	if l.listx {
+		// DW_FORM_loclistx: an index into the offsets table after
+		// DW_AT_loclists_base, offsets relative to that base (§7.29).
+		o, ok := dwarfreader.ReadAt(sec, base+off*uint64(uc.u.Format().OffSize), uc.u.Format().OffSize, ev.Df.Bo)
+		if !ok {
+			return nil, fmt.Errorf("bad location list index %d", off)
+		}
+		off = base + o
+	}
+	return findLocation(sec, off, ev.Pc, c)
+}
+
+// loclists returns the unit's .debug_loclists and the base its
+// DW_FORM_loclistx indexes count from: DW_AT_loclists_base, or in a split
+// unit, which has none, the offsets table right after the header of its
+// .debug_loclists.dwo (or of its contribution to a .dwp; §7.29: 12 bytes,
+// 20 in 64-bit DWARF).
+func (ev *ValueEval) loclists(uc *UnitCtx) ([]byte, uint64) {
+	if split := ev.Df.Sec.SplitLoc; split != nil {
+		base := uc.Top.loclistsBase
+		if base == 0 {
+			base = 12
+			if uc.u.Format().OffSize == 8 {
+				base = 20
+			}
+		}
+		return split.All(), base
+	}
+	sec, _, _ := ev.Df.Obj.Section(".debug_loclists")
+	return sec, uc.Top.loclistsBase
 }
 
 // locate evaluates a location attribute at ev.pc.
