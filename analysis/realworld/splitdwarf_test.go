@@ -78,8 +78,11 @@ var splitInlineChain = []string{
 // DW_AT_GNU_ranges_base) and DWARF 5 (clang's DW_FORM_rnglistx ranges,
 // offset pairs from the skeleton's DW_AT_low_pc), with .dwo files and
 // packed into a .dwp. Each crashing thread equals gdb's frames with every
-// inlined level. Before, every shape but gcc's DWARF 5 lost load_slot and
-// sum_chain (tally at splitinline.c:9).
+// inlined level, and the frames' argument and local values are read from
+// the split unit's location lists (no error value; arguments as gdb prints
+// them, see compareSplitArgs). Before, every shape but gcc's DWARF 5 lost
+// load_slot and sum_chain (tally at splitinline.c:9), and every value with
+// a location list was an error.
 //
 // gdb 13 is wrong on clang's DWARF 5 .dwp: it dies of SIGSEGV reading it
 // ("Fatal signal: Segmentation fault"). That shape is held to the frames
