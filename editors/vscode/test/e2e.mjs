@@ -262,6 +262,15 @@ async function main() {
     });
     const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
     const page = await context.newPage();
+    // The workbench's errors (a webview or its service worker failing, say),
+    // the last ones of which a failing check prints.
+    page.on('console', (m) => {
+      // (not the extension gallery's: this machine reaches none)
+      if ((m.type() === 'error' || /webview|service ?worker/i.test(m.text())) && !/gallery|open-vsx|marketplace/i.test(m.text())) {
+        consoleErrors.push(`${m.type()}: ${m.text().split('\n')[0].slice(0, 300)}`);
+        consoleErrors.splice(0, consoleErrors.length - 8);
+      }
+    });
     // A window on a folder without crash files: the extension must not
     // start there (it activates on its commands, views, debug type and
     // crash-file patterns, not on startup).
@@ -417,6 +426,8 @@ async function shot(page, name) {
 
 let failShots = 0;
 let currentPage;
+/** The page's last console errors (see main). */
+const consoleErrors = [];
 
 /** check runs one named check; a failure saves a screenshot under --out. */
 async function check(name, fn) {
@@ -450,6 +461,9 @@ async function inEditors(page, fn) {
       .catch(() => []);
     const webviews = await page.locator('iframe.webview').count().catch(() => -1);
     e.message = `${e.message.split('\n')[0]} [tabs: ${tabs.join(' | ') || 'none'}; webviews: ${webviews}; screenshot failed-${failShots}.png]`;
+    for (const line of consoleErrors) {
+      console.log(`# console ${line}`);
+    }
     throw e;
   } finally {
     await runCommand(page, 'View: Close All Editors');
