@@ -30,9 +30,6 @@ func NewHistory(r Repo, head, base *object.Commit, commits []*object.Commit) *Hi
 	return h
 }
 
-// Head is the upstream head the history ends at.
-func (h *History) Head() *object.Commit { return h.head }
-
 func (h *History) inAfter(x plumbing.Hash) bool { return h.after[x] != nil }
 
 // relevant is git's relevant_commit for a walk BASE..HEAD: a commit of
