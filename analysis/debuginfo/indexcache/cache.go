@@ -311,35 +311,56 @@ func verifyHeader(m []byte, key string) (payload, table []byte, ok bool) {
 // chunks is how many chunks a payload of n bytes has.
 func chunks(n uint64) uint64 { return (n + chunkSize - 1) / chunkSize }
 
-// header is an entry's bytes before its payload.
-func header(key string, payload []byte) []byte {
-	n := chunks(uint64(len(payload)))
+// header is an entry's bytes before its payload, the concatenation of parts.
+func header(key string, parts ...[]byte) []byte {
+	var size int
+	for _, p := range parts {
+		size += len(p)
+	}
+	n := chunks(uint64(size))
 	b := make([]byte, headerSize, headerSize+uint64(len(key))+4*n)
 	copy(b, magic[:])
 	le := binary.LittleEndian
 	le.PutUint32(b[8:], Version)
 	le.PutUint32(b[12:], uint32(len(key)))
-	le.PutUint64(b[16:], uint64(len(payload)))
+	le.PutUint64(b[16:], uint64(size))
 	b = append(b, key...)
 	t := len(b)
-	for i := 0; i < len(payload); i += chunkSize {
-		b = le.AppendUint32(b, crc32.Checksum(payload[i:min(i+chunkSize, len(payload))], castagnoli))
+	var crc uint32
+	fill := 0 // bytes of the current chunk summed
+	for _, p := range parts {
+		for len(p) > 0 {
+			k := min(len(p), chunkSize-fill)
+			crc = crc32.Update(crc, castagnoli, p[:k])
+			p, fill = p[k:], fill+k
+			if fill == chunkSize {
+				b = le.AppendUint32(b, crc)
+				crc, fill = 0, 0
+			}
+		}
+	}
+	if fill > 0 {
+		b = le.AppendUint32(b, crc)
 	}
 	le.PutUint32(b[24:], crc32.Checksum(b[t:], castagnoli))
 	return b
 }
 
-// Put stores payload under key: written to a temporary file and renamed
-// into place, then the directory is trimmed to its bound. A payload larger
-// than the bound is not stored.
-func (c *Cache) Put(key string, payload []byte) error {
+// Put stores payload (the concatenation of parts) under key: written to a
+// temporary file and renamed into place, then the directory is trimmed to
+// its bound. A payload larger than the bound is not stored.
+func (c *Cache) Put(key string, parts ...[]byte) error {
 	if c == nil || c.dir == "" {
 		return nil
 	}
 	if !validKey(key) {
 		return ErrBadKey
 	}
-	if int64(len(payload))+headerSize+int64(len(key)) > c.maxBytes {
+	var size int64
+	for _, p := range parts {
+		size += int64(len(p))
+	}
+	if size+headerSize+int64(len(key)) > c.maxBytes {
 		return nil
 	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
@@ -350,9 +371,11 @@ func (c *Cache) Put(key string, payload []byte) error {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(header(key, payload))
-	if err == nil {
-		_, err = f.Write(payload)
+	_, err = f.Write(header(key, parts...))
+	for _, p := range parts {
+		if err == nil {
+			_, err = f.Write(p)
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -364,7 +387,7 @@ func (c *Cache) Put(key string, payload []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	if c.trimDue(int64(len(payload))) {
+	if c.trimDue(size) {
 		return c.trim()
 	}
 	return nil

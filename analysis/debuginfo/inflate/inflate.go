@@ -94,6 +94,11 @@ func NewRaw(in, out []byte) *Decoder {
 // Written is how many bytes of out hold decoded data.
 func (d *Decoder) Written() int { return d.n }
 
+// InputRead is how many bytes of the input have been read (into the bit
+// buffer, so a few past the last symbol decoded): the output written so
+// far depends on no byte past them.
+func (d *Decoder) InputRead() int { return d.pos }
+
 // DecodeTo decodes until at least target bytes of out are written (or out
 // is full and the stream ended) and returns how many are. It may write a
 // little past target, never past out. The first error sticks.

@@ -1,6 +1,8 @@
 package object
 
 import (
+	"sync"
+
 	"github.com/faultline-dev/faultline/analysis/unwind/frame"
 )
 
@@ -14,8 +16,15 @@ import (
 // cfiIndexVersion is part of the key: entries of another layout are misses.
 const cfiIndexVersion = "1"
 
-// frameIndex is the store of one section's FDE index.
-type frameIndex struct{ key string }
+// frameIndex is the store of one section's FDE index. Its key is computed
+// when the index is first loaded or stored: most sections are searched
+// through their .eh_frame_hdr and never need one.
+type frameIndex struct {
+	o    *Object
+	name string
+	once *sync.Once
+	key  *string
+}
 
 // FrameIndex returns the store for the FDE index of o's section name
 // (data, its bytes); nil when there is no cache, o has no build-id, or
@@ -24,15 +33,24 @@ func FrameIndex(o *Object, name string, data []byte) frame.IndexStore {
 	if o == nil || len(data) < CacheMinSize {
 		return nil
 	}
-	key := o.DerivedKey("cfi"+cfiIndexVersion+name, name)
-	if key == "" {
+	if IndexCache() == nil || len(o.BuildID()) == 0 {
 		return nil
 	}
-	return frameIndex{key: key}
+	return frameIndex{o: o, name: name, once: new(sync.Once), key: new(string)}
+}
+
+// cacheKey is the index's key (DerivedKey), "" when there is none.
+func (f frameIndex) cacheKey() string {
+	f.once.Do(func() { *f.key = f.o.DerivedKey("cfi"+cfiIndexVersion+f.name, f.name) })
+	return *f.key
 }
 
 func (f frameIndex) Load() []byte {
-	e := IndexCache().Get(f.key)
+	key := f.cacheKey()
+	if key == "" {
+		return nil
+	}
+	e := IndexCache().Get(key)
 	if e == nil {
 		return nil
 	}
@@ -40,4 +58,8 @@ func (f frameIndex) Load() []byte {
 	return append([]byte(nil), e.Data...)
 }
 
-func (f frameIndex) Store(index []byte) { IndexCache().Put(f.key, index) }
+func (f frameIndex) Store(index []byte) {
+	if key := f.cacheKey(); key != "" {
+		IndexCache().Put(key, index)
+	}
+}

@@ -18,18 +18,24 @@ import (
 type stream struct {
 	size uint64
 	open func(out []byte) (dec decoder, closeDec func(), err error)
+	hdr  int // the compression header's size: the stream starts after it
 }
 
 // decoder decompresses a stream into its buffer as far as asked: to at
-// least target bytes (a little past is allowed), returning how far it got.
+// least target bytes (a little past is allowed), returning how far it got;
+// read is how many bytes of the stream the output so far was decoded
+// from (at most: all of it when the decoder cannot say).
 type decoder interface {
 	decodeTo(target int) (int, error)
+	read() int
 }
 
 // inflater is a zlib stream, decoded by package inflate straight into the
 // section's buffer (the buffer is its own history: nothing is copied out
 // of a window).
 type inflater struct{ d *inflate.Decoder }
+
+func (z inflater) read() int { return z.d.InputRead() }
 
 func (z inflater) decodeTo(target int) (int, error) {
 	n, err := z.d.DecodeTo(target)
@@ -41,10 +47,13 @@ func (z inflater) decodeTo(target int) (int, error) {
 
 // readerDecoder is a stream read through an io.Reader (zstd).
 type readerDecoder struct {
-	r   io.Reader
-	out []byte
-	n   int
+	r     io.Reader
+	out   []byte
+	n     int
+	input int // the stream's size: what a reader read from is unknown
 }
+
+func (r *readerDecoder) read() int { return r.input }
 
 func (r *readerDecoder) decodeTo(target int) (int, error) {
 	k, err := io.ReadFull(r.r, r.out[r.n:max(target, r.n)])
@@ -77,9 +86,9 @@ func elfStream(raw []byte, class elf.Class, bo binary.ByteOrder) (stream, error)
 	}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
-		return stream{size, zlibOpener(raw[hdr:])}, nil
+		return stream{size, zlibOpener(raw[hdr:]), hdr}, nil
 	case elf.COMPRESS_ZSTD:
-		return stream{size, zstdOpener(raw[hdr:])}, nil
+		return stream{size, zstdOpener(raw[hdr:]), hdr}, nil
 	default:
 		return stream{}, fmt.Errorf("unsupported compression type %d", typ)
 	}
@@ -95,7 +104,7 @@ func gnuStream(raw []byte) (stream, error) {
 	if size > maxDecompressedSection {
 		return stream{}, errTooBig(size)
 	}
-	return stream{size, zlibOpener(raw[12:])}, nil
+	return stream{size, zlibOpener(raw[12:]), 12}, nil
 }
 
 func zlibOpener(b []byte) func([]byte) (decoder, func(), error) {
@@ -115,7 +124,7 @@ func zstdOpener(b []byte) func([]byte) (decoder, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return &readerDecoder{r: dec, out: out}, dec.Close, nil
+		return &readerDecoder{r: dec, out: out, input: len(b)}, dec.Close, nil
 	}
 }
 

@@ -52,7 +52,8 @@ type Lazy struct {
 	closeR   func()
 	decoded  uint64            // bytes the stream has produced into own
 	own      []byte            // the buffer decompression writes (allocSection), nil before
-	raw      []byte            // the compressed bytes, which key is derived from
+	raw      []byte            // the compressed section, its header included
+	hdr      int               // the compression header's size
 	key      string            // index-cache key, "" without a cache (cacheKey)
 	keyed    bool              // key is set
 	looked   bool              // the cache was asked for key
@@ -197,12 +198,11 @@ func (l *Lazy) Prefetch(end uint64) {
 	go l.advance(end)
 }
 
-// cacheKey is the section's index-cache key (SectionKey: a hash of the
-// compressed bytes), computed once, when the cache is first asked or
-// written. l.dec is held.
+// cacheKey is the section's index-cache key (CacheKey), computed once,
+// when the cache is first asked or written. l.dec is held.
 func (l *Lazy) cacheKey() string {
 	if !l.keyed {
-		l.key, l.keyed = l.o.SectionKey(l.name, l.raw), true
+		l.key, l.keyed = l.o.CacheKey(l.name, l.raw), true
 	}
 	return l.key
 }
@@ -214,29 +214,39 @@ func (l *Lazy) cacheKey() string {
 func (l *Lazy) fromCache(end, target uint64) bool {
 	if !l.looked {
 		l.looked = true
-		if e := CachedSection(l.cacheKey()); e != nil {
-			if uint64(e.Size()) <= l.size {
-				l.entry, l.stored = e, uint64(e.Size())
-				l.releases = append(l.releases, e.Close)
-			} else {
-				e.Close()
-			}
-		}
+		l.lookCache()
 	}
-	if l.entry == nil || l.r != nil || uint64(l.entry.Size()) < end {
+	if l.entry == nil || l.r != nil || l.stored < end {
 		return false
 	}
-	b, ok := l.entry.Verified(int(target))
+	b, ok := l.entry.Verified(sectionHeader + int(target))
 	if !ok {
 		l.entry, l.stored = nil, 0
 		return false
 	}
+	b = b[sectionHeader:]
 	l.mu.Lock()
 	if uint64(len(b)) > l.done {
 		l.buf, l.done = b, uint64(len(b))
 	}
 	l.mu.Unlock()
 	return true
+}
+
+// lookCache maps the section's cache entry, when there is one decoded
+// from the compressed bytes this section starts with. l.dec is held.
+func (l *Lazy) lookCache() {
+	e := CachedSection(l.cacheKey())
+	if e == nil {
+		return
+	}
+	h, ok := e.Verified(sectionHeader)
+	if !ok || e.Size() < sectionHeader || uint64(e.Size()-sectionHeader) > l.size || !sectionHeaderFits(h, l.size, l.raw) {
+		e.Close()
+		return
+	}
+	l.entry, l.stored = e, uint64(e.Size()-sectionHeader)
+	l.releases = append(l.releases, e.Close)
 }
 
 // step decompresses from where the stream is to target (at most one more
@@ -296,7 +306,11 @@ func (l *Lazy) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.own != nil && l.done > l.stored && l.err == nil && l.done >= CacheMinSize {
-		storeSection(l.cacheKey(), l.buf[:l.done])
+		read := len(l.raw)
+		if l.r != nil {
+			read = l.hdr + l.r.read()
+		}
+		storeSection(l.cacheKey(), newSectionHeader(l.size, l.raw, read), l.buf[:l.done])
 	}
 	if l.closeR != nil {
 		l.closeR()

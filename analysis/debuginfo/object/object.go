@@ -223,7 +223,7 @@ func (o *Object) newLazy(name string) *Lazy {
 		l.err = &FormatError{Path: o.path, Format: name, Off: l.off, Msg: err.Error(), Err: err}
 		return l
 	}
-	l.size, l.open, l.raw = st.size, st.open, raw
+	l.size, l.open, l.raw, l.hdr = st.size, st.open, raw, st.hdr
 	return l
 }
 

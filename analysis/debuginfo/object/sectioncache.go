@@ -60,22 +60,6 @@ func (o *Object) CacheKey(name string, raw []byte) string {
 	return hex.EncodeToString(id) + "-" + strings.TrimLeft(name, ".") + "-" + strconv.FormatInt(int64(len(raw)), 16)
 }
 
-// SectionKey names the decompressed form of a compressed section of o in
-// the cache: build-id, section name and the SHA-256 of the compressed
-// bytes (compression header included) it is derived from, so an entry is
-// only ever used for those bytes. A file that carries another file's
-// build-id (a bug reporter's "libc debug file") cannot put its content
-// under the genuine file's key. "" when o has no build-id or no cache is
-// in use.
-func (o *Object) SectionKey(name string, raw []byte) string {
-	k := o.CacheKey(name, raw)
-	if k == "" {
-		return ""
-	}
-	sum := sha256.Sum256(raw)
-	return k[:strings.LastIndexByte(k, '-')] + "-" + hex.EncodeToString(sum[:])
-}
-
 // DerivedKey names an index built from sections of o (symbols, FDEs,
 // units): build-id, what, and the SHA-256 of the named sections' headers
 // and file bytes (the compressed bytes of a compressed section; a missing
@@ -121,11 +105,55 @@ func CachedSection(key string) *indexcache.Entry {
 	return IndexCache().GetPartial(key)
 }
 
-// storeSection stores a decompressed section (or its prefix); a cache that
-// cannot be written only costs the next process the decompression.
-func storeSection(key string, data []byte) {
+// A decompressed section's entry, or the entry of the prefix of it that
+// was read, is stored under CacheKey (build-id, name, compressed size) and
+// starts with what it was decoded from: "FLZP", the decompressed size the
+// compression header states (u64), how many bytes of the compressed
+// section (its header included) the prefix was decoded from (u64), and
+// their SHA-256. A process uses it only for a section of that stated size
+// whose first that-many bytes have that hash: the same compressed bytes
+// decode to the same prefix, so a file carrying another file's build-id
+// (a bug reporter's "libc debug file") never serves its content to the
+// genuine file, and only the compressed bytes a prefix came from are
+// hashed, not the whole section.
+const (
+	sectionMagic  = "FLZP"
+	sectionHeader = 4 + 8 + 8 + sha256.Size
+)
+
+// newSectionHeader is the header of the entry of a prefix decoded from
+// raw[:read] of a section stated to be size bytes.
+func newSectionHeader(size uint64, raw []byte, read int) []byte {
+	read = min(max(read, 0), len(raw))
+	h := make([]byte, 0, sectionHeader)
+	h = append(h, sectionMagic...)
+	h = binary.LittleEndian.AppendUint64(h, size)
+	h = binary.LittleEndian.AppendUint64(h, uint64(read))
+	sum := sha256.Sum256(raw[:read])
+	return append(h, sum[:]...)
+}
+
+// sectionHeaderFits reports whether an entry's header h says it was
+// decoded from these compressed bytes raw, stated to be size bytes.
+func sectionHeaderFits(h []byte, size uint64, raw []byte) bool {
+	if len(h) < sectionHeader || string(h[:4]) != sectionMagic {
+		return false
+	}
+	le := binary.LittleEndian
+	read := le.Uint64(h[12:])
+	if le.Uint64(h[4:]) != size || read > uint64(len(raw)) {
+		return false
+	}
+	sum := sha256.Sum256(raw[:read])
+	return string(h[20:sectionHeader]) == string(sum[:])
+}
+
+// storeSection stores a decompressed section (or its prefix) with its
+// header; a cache that cannot be written only costs the next process the
+// decompression.
+func storeSection(key string, header, data []byte) {
 	if key == "" || len(data) < CacheMinSize {
 		return
 	}
-	IndexCache().Put(key, data)
+	IndexCache().Put(key, header, data)
 }

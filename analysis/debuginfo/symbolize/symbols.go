@@ -40,8 +40,8 @@ type Symbols struct {
 	dwarfErr  error
 
 	symOnce sync.Once
-	binSyms *elfsym.SymbolTable // the binary's .symtab, or .dynsym when stripped
-	dbgSyms *elfsym.SymbolTable // the separate debug file's .symtab
+	binSyms *elfsym.AddrIndex // the binary's .symtab, or .dynsym when stripped
+	dbgSyms *elfsym.AddrIndex // the separate debug file's (or MiniDebugInfo's) .symtab
 	dynOnce sync.Once
 	byName  []*elfsym.SymbolTable // nameTables
 
@@ -117,26 +117,50 @@ func (s *Symbols) HasDWARF() bool { return s.dwarfData() != nil }
 
 // symbols reads the minimal symbols the way gdb does per objfile: the
 // binary's .symtab, or its .dynsym when it is stripped; and the separate
-// debug file's .symtab. Only the address index is built (elfsym.go); names
-// are read when a symbol is returned.
+// debug file's .symtab. Lookups scan the tables until there are enough of
+// them to pay for sorting (elfsym.AddrIndex); names are read when a symbol
+// is returned.
 func (s *Symbols) symbols() {
 	s.symOnce.Do(func() {
-		s.binSyms = elfsym.CachedSymbols(s.binary, "bin", func() *elfsym.SymbolTable {
-			t := elfsym.ReadSymbols(s.binary, ".symtab")
-			if t == nil || len(t.Syms) == 0 {
-				t = elfsym.ReadSymbols(s.binary, ".dynsym")
-			}
-			return t.WithSynthetic(s.binary, elfsym.PltSymbols(s.binary))
-		})
+		if s.binary != nil {
+			s.binSyms = elfsym.NewAddrIndex(func() *elfsym.SymbolTable {
+				t := elfsym.ReadSymbolsTable(s.binary, s.binary.Elf.Section(".symtab"))
+				if !t.HasCode() {
+					t = elfsym.ReadSymbolsTable(s.binary, s.binary.Elf.Section(".dynsym"))
+				}
+				return t
+			}, elfsym.PLTSections(s.binary), s.sortedBinarySymbols)
+		}
+		var dbg *object.Object
 		if s.debug != s.binary {
-			s.dbgSyms = elfsym.CachedSymbols(s.debug, "dbg", func() *elfsym.SymbolTable { return elfsym.ReadSymbols(s.debug, ".symtab") })
+			dbg = s.debug
 		} else if s.binary != nil && s.binary.Elf.Section(".symtab") == nil {
 			// Stripped without a debug file: gdb then reads MiniDebugInfo
 			// as a separate debug object's symbol table.
-			if mini, _ := s.binary.MiniDebugInfo(); mini != nil {
-				s.dbgSyms = elfsym.ReadSymbols(mini, ".symtab")
-			}
+			dbg, _ = s.binary.MiniDebugInfo()
 		}
+		if dbg != nil {
+			cached := dbg == s.debug
+			s.dbgSyms = elfsym.NewAddrIndex(func() *elfsym.SymbolTable { return elfsym.ReadSymbolsTable(dbg, dbg.Elf.Section(".symtab")) }, nil,
+				func() *elfsym.SymbolTable {
+					if !cached {
+						return elfsym.ReadSymbols(dbg, ".symtab")
+					}
+					return elfsym.CachedSymbols(dbg, "dbg", func() *elfsym.SymbolTable { return elfsym.ReadSymbols(dbg, ".symtab") })
+				})
+		}
+	})
+}
+
+// sortedBinarySymbols is the binary's table sorted, with its name@plt
+// stubs, read from the index cache when an earlier process built it.
+func (s *Symbols) sortedBinarySymbols() *elfsym.SymbolTable {
+	return elfsym.CachedSymbols(s.binary, "bin", func() *elfsym.SymbolTable {
+		t := elfsym.ReadSymbols(s.binary, ".symtab")
+		if t == nil || len(t.Syms) == 0 {
+			t = elfsym.ReadSymbols(s.binary, ".dynsym")
+		}
+		return t.WithSynthetic(s.binary, elfsym.PltSymbols(s.binary))
 	})
 }
 
@@ -217,10 +241,9 @@ func isSharedLibrary(o *object.Object) bool {
 // candidate wins and the binary's wins a tie.
 func (s *Symbols) symbolAt(pc uint64) *elfsym.ElfSymbol {
 	s.symbols()
-	a, b := s.binSyms.Lookup(pc), s.dbgSyms.Lookup(pc)
-	t := s.binSyms
-	if a == nil || (b != nil && b.Addr > a.Addr) {
-		a, t = b, s.dbgSyms
+	a, t := s.binSyms.Lookup(pc)
+	if b, tb := s.dbgSyms.Lookup(pc); a == nil || (b != nil && b.Addr > a.Addr) {
+		a, t = b, tb
 	}
 	if a == nil {
 		return nil
