@@ -7,9 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -31,8 +31,8 @@ type repository struct {
 }
 
 var (
-	fullHashRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	hexRE      = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+	fullHashRE = lazyregexp.New(`^[0-9a-f]{40}$`)
+	hexRE      = lazyregexp.New(`^[0-9a-f]{7,40}$`)
 )
 
 // unshallowDepth is the depth git itself sends for --unshallow.

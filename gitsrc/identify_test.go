@@ -219,15 +219,15 @@ func TestVersionClues(t *testing.T) {
 // with a repository, a default branch and tags for a release; the tag
 // conventions of the examples.
 func TestRegistryConventions(t *testing.T) {
-	if len(commonUpstreams) < 40 {
-		t.Errorf("%d common upstreams, want at least 40", len(commonUpstreams))
+	if len(commonUpstreams()) < 40 {
+		t.Errorf("%d common upstreams, want at least 40", len(commonUpstreams()))
 	}
-	for _, e := range allRegistry {
+	for _, e := range allRegistry() {
 		if e.repo == nil || e.repo("1.2.3") == "" || e.revisions == nil || len(e.revisions("1.2.3")) == 0 {
 			t.Errorf("%s: no repository or tags", e.name)
 		}
 	}
-	for _, e := range commonUpstreams {
+	for _, e := range commonUpstreams() {
 		if e.branch == "" {
 			t.Errorf("%s: no default branch", e.name)
 		}

@@ -5,10 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/regular"
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // maxSmallFile caps metadata files read (METADATA, direct_url.json, version.py, dpkg lists).
@@ -51,9 +51,9 @@ func sitePackage(module string) (site, pkg string, ok bool) {
 }
 
 var (
-	metadataVersionRE = regexp.MustCompile(`(?m)^Version:\s*(\S+)`)
-	pyCommitRE        = regexp.MustCompile(`(?m)^\s*(?:git_version|_git_hash|__git_hash__|git_hash|__commit_id__|commit_id|_git_revision)\s*(?::\s*str\s*)?=\s*['"]([0-9a-f]{7,40})['"]`)
-	pyVersionRE       = regexp.MustCompile(`(?m)^\s*(?:__version__|version|_version)\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]`)
+	metadataVersionRE = lazyregexp.New(`(?m)^Version:\s*(\S+)`)
+	pyCommitRE        = lazyregexp.New(`(?m)^\s*(?:git_version|_git_hash|__git_hash__|git_hash|__commit_id__|commit_id|_git_revision)\s*(?::\s*str\s*)?=\s*['"]([0-9a-f]{7,40})['"]`)
+	pyVersionRE       = lazyregexp.New(`(?m)^\s*(?:__version__|version|_version)\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]`)
 )
 
 // readPython reads the dist-info of pkg's distribution (METADATA version,

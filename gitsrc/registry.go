@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // A registryEntry maps a well-known component's modules and versions to its
@@ -96,51 +99,58 @@ func rocm(name, module, dpkg, monorepo, legacy string) registryEntry {
 	}
 }
 
-// registry lists the stacks faultline's users run (seed 000's component table).
-var registry = []registryEntry{
-	{name: "pytorch", modules: regexp.MustCompile(`(^|/)(libtorch(_cpu|_cuda|_hip|_python|_global_deps)?|libc10(_cuda|_hip)?|libshm)\.so|/torch/_C[.a-z0-9_-]*\.so$`),
-		python: []string{"torch"}, sources: regexp.MustCompile(`^pytorch(-cuda|-rocm)?$`), branch: "main",
-		repo: fixed("https://github.com/pytorch/pytorch"), revisions: releaseTags(vTags)},
-	{name: "jax", branch: "main", modules: regexp.MustCompile(`(^|/)(xla_extension|_jax)[.a-z0-9_-]*\.so$|/jaxlib/.*\.so$`),
-		python: []string{"jaxlib", "jax"}, repo: fixed("https://github.com/jax-ml/jax"),
-		revisions: func(v string) []string {
-			v = publicVersion(v)
-			return []string{"jax-v" + v, "jaxlib-v" + v}
-		}},
-	{name: "xla-rocm", modules: regexp.MustCompile(`(^|/)xla_rocm_plugin[.a-z0-9_-]*\.so$`),
-		python: []string{"jax_rocm7_pjrt", "jax_rocm60_pjrt", "jax_rocm7_plugin", "jax_rocm60_plugin", "jax_rocm_plugin"},
-		repo:   fixed("https://github.com/ROCm/xla"),
-		// ROCm/xla keeps one branch per JAX release the plugin is built for.
-		revisions: func(v string) []string { return []string{"rocm-jaxlib-v" + publicVersion(v)} }},
-	{name: "triton", branch: "main", modules: regexp.MustCompile(`(^|/)libtriton\.so$|/triton/_C/.*\.so$`),
-		python: []string{"triton", "pytorch_triton", "pytorch_triton_rocm"}, repo: fixed("https://github.com/triton-lang/triton"), revisions: releaseTags(vTags)},
-	{name: "cutlass", modules: regexp.MustCompile(`(^|/)libcutlass[.a-z0-9_-]*\.so$`),
-		python: []string{"nvidia_cutlass", "cutlass"}, repo: fixed("https://github.com/NVIDIA/cutlass"), revisions: releaseTags(vTags)},
-	{name: "nccl", modules: regexp.MustCompile(`(^|/)libnccl\.so(\.[0-9.]+)?$`),
-		python: []string{"nvidia_nccl_cu12", "nvidia_nccl_cu11"}, dpkg: regexp.MustCompile(`^libnccl2$`), sources: regexp.MustCompile(`^nccl$`),
-		repo: fixed("https://github.com/NVIDIA/nccl"), branch: "master",
-		revisions: func(v string) []string {
-			v = publicVersion(v) // Debian: 2.21.5-1+cuda12.4 → 2.21.5-1
-			if !strings.Contains(v, "-") {
-				return []string{"v" + v + "-1", "v" + v}
-			}
-			return []string{"v" + v}
-		}},
-	rocm("clr", `(^|/)libamdhip64\.so(\.[0-9.]+)?$`, `^hip-runtime-amd`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/clr"),
-	rocm("rocr-runtime", `(^|/)libhsa-runtime64\.so(\.[0-9.]+)?$`, `^hsa-rocr`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/ROCR-Runtime"),
-	rocm("rocprofiler-sdk", `(^|/)librocprofiler-sdk[a-z-]*\.so(\.[0-9.]+)?$`, `^rocprofiler-sdk`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/rocprofiler-sdk"),
-	rocm("rccl", `(^|/)librccl\.so(\.[0-9.]+)?$`, `^rccl`, "https://github.com/ROCm/rccl", "https://github.com/ROCm/rccl"),
-	rocm("hipblaslt", `(^|/)libhipblaslt\.so(\.[0-9.]+)?$`, `^hipblaslt`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/hipBLASLt"),
-	rocm("rocblas", `(^|/)librocblas\.so(\.[0-9.]+)?$`, `^rocblas`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/rocBLAS"),
-	rocm("miopen", `(^|/)libMIOpen\.so(\.[0-9.]+)?$`, `^miopen-hip`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/MIOpen"),
-	{name: "vllm", modules: regexp.MustCompile(`/vllm/.*\.so$`),
-		python: []string{"vllm"}, repo: fixed("https://github.com/vllm-project/vllm"), revisions: releaseTags(vTags)},
-	{name: "flash-attention", modules: regexp.MustCompile(`(^|/)flash_attn[a-z0-9_]*[.a-z0-9_-]*\.so$`),
-		python: []string{"flash_attn"}, repo: fixed("https://github.com/Dao-AILab/flash-attention"), revisions: releaseTags(vTags)},
+// registry lists the stacks faultline's users run (seed 000's component
+// table), built on first use: its patterns compile then.
+var registry = sync.OnceValue(registryList)
+
+func registryList() []registryEntry {
+	return []registryEntry{
+		{name: "pytorch", modules: regexp.MustCompile(`(^|/)(libtorch(_cpu|_cuda|_hip|_python|_global_deps)?|libc10(_cuda|_hip)?|libshm)\.so|/torch/_C[.a-z0-9_-]*\.so$`),
+			python: []string{"torch"}, sources: regexp.MustCompile(`^pytorch(-cuda|-rocm)?$`), branch: "main",
+			repo: fixed("https://github.com/pytorch/pytorch"), revisions: releaseTags(vTags)},
+		{name: "jax", branch: "main", modules: regexp.MustCompile(`(^|/)(xla_extension|_jax)[.a-z0-9_-]*\.so$|/jaxlib/.*\.so$`),
+			python: []string{"jaxlib", "jax"}, repo: fixed("https://github.com/jax-ml/jax"),
+			revisions: func(v string) []string {
+				v = publicVersion(v)
+				return []string{"jax-v" + v, "jaxlib-v" + v}
+			}},
+		{name: "xla-rocm", modules: regexp.MustCompile(`(^|/)xla_rocm_plugin[.a-z0-9_-]*\.so$`),
+			python: []string{"jax_rocm7_pjrt", "jax_rocm60_pjrt", "jax_rocm7_plugin", "jax_rocm60_plugin", "jax_rocm_plugin"},
+			repo:   fixed("https://github.com/ROCm/xla"),
+			// ROCm/xla keeps one branch per JAX release the plugin is built for.
+			revisions: func(v string) []string { return []string{"rocm-jaxlib-v" + publicVersion(v)} }},
+		{name: "triton", branch: "main", modules: regexp.MustCompile(`(^|/)libtriton\.so$|/triton/_C/.*\.so$`),
+			python: []string{"triton", "pytorch_triton", "pytorch_triton_rocm"}, repo: fixed("https://github.com/triton-lang/triton"), revisions: releaseTags(vTags)},
+		{name: "cutlass", modules: regexp.MustCompile(`(^|/)libcutlass[.a-z0-9_-]*\.so$`),
+			python: []string{"nvidia_cutlass", "cutlass"}, repo: fixed("https://github.com/NVIDIA/cutlass"), revisions: releaseTags(vTags)},
+		{name: "nccl", modules: regexp.MustCompile(`(^|/)libnccl\.so(\.[0-9.]+)?$`),
+			python: []string{"nvidia_nccl_cu12", "nvidia_nccl_cu11"}, dpkg: regexp.MustCompile(`^libnccl2$`), sources: regexp.MustCompile(`^nccl$`),
+			repo: fixed("https://github.com/NVIDIA/nccl"), branch: "master",
+			revisions: func(v string) []string {
+				v = publicVersion(v) // Debian: 2.21.5-1+cuda12.4 → 2.21.5-1
+				if !strings.Contains(v, "-") {
+					return []string{"v" + v + "-1", "v" + v}
+				}
+				return []string{"v" + v}
+			}},
+		rocm("clr", `(^|/)libamdhip64\.so(\.[0-9.]+)?$`, `^hip-runtime-amd`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/clr"),
+		rocm("rocr-runtime", `(^|/)libhsa-runtime64\.so(\.[0-9.]+)?$`, `^hsa-rocr`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/ROCR-Runtime"),
+		rocm("rocprofiler-sdk", `(^|/)librocprofiler-sdk[a-z-]*\.so(\.[0-9.]+)?$`, `^rocprofiler-sdk`, "https://github.com/ROCm/rocm-systems", "https://github.com/ROCm/rocprofiler-sdk"),
+		rocm("rccl", `(^|/)librccl\.so(\.[0-9.]+)?$`, `^rccl`, "https://github.com/ROCm/rccl", "https://github.com/ROCm/rccl"),
+		rocm("hipblaslt", `(^|/)libhipblaslt\.so(\.[0-9.]+)?$`, `^hipblaslt`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/hipBLASLt"),
+		rocm("rocblas", `(^|/)librocblas\.so(\.[0-9.]+)?$`, `^rocblas`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/rocBLAS"),
+		rocm("miopen", `(^|/)libMIOpen\.so(\.[0-9.]+)?$`, `^miopen-hip`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/MIOpen"),
+		{name: "vllm", modules: regexp.MustCompile(`/vllm/.*\.so$`),
+			python: []string{"vllm"}, repo: fixed("https://github.com/vllm-project/vllm"), revisions: releaseTags(vTags)},
+		{name: "flash-attention", modules: regexp.MustCompile(`(^|/)flash_attn[a-z0-9_]*[.a-z0-9_-]*\.so$`),
+			python: []string{"flash_attn"}, repo: fixed("https://github.com/Dao-AILab/flash-attention"), revisions: releaseTags(vTags)},
+	}
 }
 
 // allRegistry is every entry: the ML stacks, then the common upstreams.
-var allRegistry = append(append([]registryEntry{}, registry...), commonUpstreams...)
+var allRegistry = sync.OnceValue(func() []registryEntry {
+	return append(append([]registryEntry{}, registry()...), commonUpstreams()...)
+})
 
 // registryFor finds the registry entry for a component: by one of its
 // names (upstream name, Python distribution, Debian binary or source
@@ -151,16 +161,18 @@ func registryFor(module string, names ...string) *registryEntry {
 			continue
 		}
 		norm := normalizeName(name)
-		for i := range allRegistry {
-			if allRegistry[i].knows(name, norm) {
-				return &allRegistry[i]
+		all := allRegistry()
+		for i := range all {
+			if all[i].knows(name, norm) {
+				return &all[i]
 			}
 		}
 	}
 	if module != "" {
-		for i := range allRegistry {
-			if m := allRegistry[i].modules; m != nil && m.MatchString(module) {
-				return &allRegistry[i]
+		all := allRegistry()
+		for i := range all {
+			if m := all[i].modules; m != nil && m.MatchString(module) {
+				return &all[i]
 			}
 		}
 	}
@@ -188,7 +200,7 @@ func normalizeName(s string) string {
 
 // rocmPathVersion reads the ROCm version from an install path such as
 // /opt/rocm-6.2.0/lib/libamdhip64.so.
-var rocmPathRE = regexp.MustCompile(`/rocm-([0-9]+\.[0-9]+(\.[0-9]+)?)/`)
+var rocmPathRE = lazyregexp.New(`/rocm-([0-9]+\.[0-9]+(\.[0-9]+)?)/`)
 
 func rocmPathVersion(module string) string {
 	if m := rocmPathRE.FindStringSubmatch(module); m != nil {
@@ -199,7 +211,7 @@ func rocmPathVersion(module string) string {
 
 // rocmRootRE finds the ROCm install a module lies in: /opt/rocm,
 // /opt/rocm-6.2.0, and the same under a prefix (a container's root).
-var rocmRootRE = regexp.MustCompile(`^(.*/rocm(-[0-9][0-9.]*)?)/(lib|lib64|bin|llvm|share|libexec)(/|$)`)
+var rocmRootRE = lazyregexp.New(`^(.*/rocm(-[0-9][0-9.]*)?)/(lib|lib64|bin|llvm|share|libexec)(/|$)`)
 
 // rocmInstallVersion reads the version of the ROCm install holding module
 // from its .info/version ("6.2.0-66": the release and the build number),

@@ -1,8 +1,9 @@
 package gitsrc
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // A tagStyle turns an upstream release version ("1.2.12") into the tags
@@ -51,7 +52,7 @@ func genericTags(name string) tagStyle {
 }
 
 // releaseVersionRE is what a release version looks like after cleaning.
-var releaseVersionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*([a-z][0-9a-z]*)?$`)
+var releaseVersionRE = lazyregexp.New(`^[0-9]+(\.[0-9]+)*([a-z][0-9a-z]*)?$`)
 
 // looksLikeRelease reports whether v is a plain release version that tag
 // conventions apply to (not a branch or commit).

@@ -2,13 +2,14 @@ package job
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // jobIDRE is the job id syntax Slurm's commands take (scontrol(1),
 // srun --jobid): a decimal job id, optionally an array task (_N) and a
 // heterogeneous-job component offset (+N).
-var jobIDRE = regexp.MustCompile(`^[1-9][0-9]{0,9}(_[0-9]{1,10})?(\+[0-9]{1,10})?$`)
+var jobIDRE = lazyregexp.New(`^[1-9][0-9]{0,9}(_[0-9]{1,10})?(\+[0-9]{1,10})?$`)
 
 // ValidJobID checks that id is a Slurm job id before it is passed to
 // scontrol or srun, so a JOBID such as "--help" is never read as an option.

@@ -3,15 +3,15 @@ package server
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 	"go.lsp.dev/protocol"
 )
 
 // operandRegister finds the registers of an AT&T memory operand, e.g.
 // "rdi" in "0x8(%rdi)".
-var operandRegister = regexp.MustCompile(`%([a-z0-9]+)`)
+var operandRegister = lazyregexp.New(`%([a-z0-9]+)`)
 
 // InlayHint annotates the culprit line (LSP 3.17 §"Inlay Hint Request"):
 // the faulting access with the register values its address came from, and

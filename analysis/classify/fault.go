@@ -2,12 +2,12 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/disasm"
 	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // fault is the hardware fault (or signal) that killed the process: from
@@ -403,7 +403,7 @@ func (a *analyzer) decodeFaulting(f *fault) {
 	}
 }
 
-var regRef = regexp.MustCompile(`%([a-z0-9]+)`)
+var regRef = lazyregexp.New(`%([a-z0-9]+)`)
 
 // operandRegisters lists the registers an AT&T memory operand uses, base
 // first, as their 64-bit names.

@@ -3,10 +3,10 @@ package classify
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // runtimeModules are the C and C++ runtimes and the dynamic loader: frames
@@ -48,7 +48,7 @@ var runtimeFunctions = map[string]bool{
 // function they specialise or split (symbol table names such as
 // "__pthread_kill_implementation.constprop.0", "foo.isra.0.cold",
 // "bar.llvm.1234"), at the end of a name.
-var cloneSuffix = regexp.MustCompile(`(\.(constprop|isra|part|cold|lto_priv|localalias|llvm|specialized|clone)(\.[0-9]+)*)+$`)
+var cloneSuffix = lazyregexp.New(`(\.(constprop|isra|part|cold|lto_priv|localalias|llvm|specialized|clone)(\.[0-9]+)*)+$`)
 
 // baseName is a function name without its parameter list, template
 // arguments, clone suffix ("[clone .cold]", ".constprop.0") or "@plt".

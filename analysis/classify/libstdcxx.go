@@ -2,12 +2,12 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/disasm"
 	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // libstdc++'s own checks end in abort() too: a _GLIBCXX_ASSERTIONS
@@ -39,7 +39,7 @@ func (a *analyzer) libstdcxxCheck() bool {
 }
 
 // debugModeFile matches the headers of libstdc++'s debug mode.
-var debugModeFile = regexp.MustCompile(`/c\+\+/[0-9.]+/debug/`)
+var debugModeFile = lazyregexp.New(`/c\+\+/[0-9.]+/debug/`)
 
 // glibcxxAssert classifies the _GLIBCXX_ASSERTIONS failure whose
 // __glibcxx_assert_fail frame is frame i; its caller set up the arguments
@@ -142,7 +142,7 @@ func (a *analyzer) libraryCallee() string {
 
 // efPlaceholder is a parameter reference in an _Error_formatter message:
 // "%2;" (its value) or "%1.name;" (one of its fields).
-var efPlaceholder = regexp.MustCompile(`%([1-9])(?:\.([a-z_]+))?;`)
+var efPlaceholder = lazyregexp.New(`%([1-9])(?:\.([a-z_]+))?;`)
 
 // errorFormatterText renders the _Error_formatter's message with its
 // integer and string parameters, "" when it cannot be read.

@@ -2,12 +2,12 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // A Rust program built with panic=abort ends a panic in
@@ -51,7 +51,7 @@ func isRustRuntime(fn string) bool {
 // DWARF names them: relative to the rustc source tree ("library/core/src/
 // result.rs"), or under it once monomorphised into the program
 // ("/usr/src/rustc-1.63.0/library/...", rustup's "/rustc/HASH/library/...").
-var rustLibraryFile = regexp.MustCompile(`^(?:/usr/src/rustc-[^/]+/|/rustc/[0-9a-f]+/)?library/(?:core|std|alloc|panic_abort|panic_unwind|proc_macro|test)/src/`)
+var rustLibraryFile = lazyregexp.New(`^(?:/usr/src/rustc-[^/]+/|/rustc/[0-9a-f]+/)?library/(?:core|std|alloc|panic_abort|panic_unwind|proc_macro|test)/src/`)
 
 // rustPanic classifies a Rust panic that aborted (panic=abort), reading
 // its message and location from memory, and reports whether the stack is
@@ -199,7 +199,7 @@ func (a *analyzer) rustArguments(p uint64) string {
 
 // rustIntFormatter matches the Display impls of the integer types, as the
 // symbol table's demangled name and DWARF name them.
-var rustIntFormatter = regexp.MustCompile(`Display for (u8|u16|u32|u64|usize|i8|i16|i32|i64|isize)>::fmt|::fmt<(u8|u16|u32|u64|usize|i8|i16|i32|i64|isize)>$`)
+var rustIntFormatter = lazyregexp.New(`Display for (u8|u16|u32|u64|usize|i8|i16|i32|i64|isize)>::fmt|::fmt<(u8|u16|u32|u64|usize|i8|i16|i32|i64|isize)>$`)
 
 // rustArgument renders one ArgumentV1 { value: &T, formatter: fn }: an
 // integer or a &str by its formatter, "…" for anything else.

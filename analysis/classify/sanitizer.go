@@ -2,11 +2,11 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // sanitizerPrefixes name the sanitizer runtimes' code, which clang links
@@ -19,7 +19,7 @@ var sanitizerPrefixes = []string{"__asan::", "__asan_", "__sanitizer::", "__sani
 // sanitizerEntries are the sanitizer runtimes' entry points that
 // instrumented code calls when a check fails: the program's frame is the
 // one below.
-var sanitizerEntries = regexp.MustCompile(`^(?:__ubsan::)?__ubsan_handle_|^(?:__asan::)?__asan_report_|^__msan_warning|^(?:__hwasan::)?__hwasan_report_`)
+var sanitizerEntries = lazyregexp.New(`^(?:__ubsan::)?__ubsan_handle_|^(?:__asan::)?__asan_report_|^__msan_warning|^(?:__hwasan::)?__hwasan_report_`)
 
 // sanitizerEntry is the index of the first frame of a sanitizer's entry
 // point among the top frames, -1 when there is none.
@@ -45,7 +45,7 @@ func isSanitizerRuntime(fn string) bool {
 // asanCheck is ASan's failed-check entry point the instrumented code
 // calls: __asan_report_load8, __asan_report_exp_store_n, ... (gcc's
 // libasan's DWARF names them inside namespace __asan).
-var asanCheck = regexp.MustCompile(`^(?:__asan::)?__(?:asan|hwasan)_report_(?:exp_)?(load|store)(\d+|_n)(?:_noabort)?$`)
+var asanCheck = lazyregexp.New(`^(?:__asan::)?__(?:asan|hwasan)_report_(?:exp_)?(load|store)(\d+|_n)(?:_noabort)?$`)
 
 // asanReportFunctions are the runtime's report paths for errors found in
 // interceptors and the allocator (double free, memcpy overlap, ...).

@@ -2,10 +2,10 @@ package classify
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // The sanitizers other than ASan, told apart by the runtime function on
@@ -14,7 +14,7 @@ import (
 
 // ubsanHandler matches UBSan's handler for a failed check; with
 // -fno-sanitize-recover its _abort variant ends the program.
-var ubsanHandler = regexp.MustCompile(`^(?:__ubsan::)?__ubsan_handle_([a-z_]+?)(?:_v1)?(?:_abort|_minimal_abort)?$`)
+var ubsanHandler = lazyregexp.New(`^(?:__ubsan::)?__ubsan_handle_([a-z_]+?)(?:_v1)?(?:_abort|_minimal_abort)?$`)
 
 // ubsanChecks says what each UBSan check (handler name) found
 // (compiler-rt ubsan_handlers.h).

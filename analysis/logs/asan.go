@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // ASanReport is the error report a sanitizer runtime (compiler-rt's
@@ -57,9 +58,9 @@ const (
 )
 
 var (
-	sanHeader = regexp.MustCompile(`^==(\d+)==ERROR: (\w+): (.+?)(?: on (?:unknown )?address (0x[0-9a-fA-F]+))?(?: at pc .*| \(.*)?$`)
-	sanAccess = regexp.MustCompile(`^(READ|WRITE) of size (\d+) at (0x[0-9a-fA-F]+)`)
-	sanFrame  = regexp.MustCompile(`^\s*#(\d+) (0x[0-9a-fA-F]+) +(.*)$`)
+	sanHeader = lazyregexp.New(`^==(\d+)==ERROR: (\w+): (.+?)(?: on (?:unknown )?address (0x[0-9a-fA-F]+))?(?: at pc .*| \(.*)?$`)
+	sanAccess = lazyregexp.New(`^(READ|WRITE) of size (\d+) at (0x[0-9a-fA-F]+)`)
+	sanFrame  = lazyregexp.New(`^\s*#(\d+) (0x[0-9a-fA-F]+) +(.*)$`)
 )
 
 // ParseASan reads the first sanitizer error report in r.

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // FaulthandlerLog is what CPython's faulthandler printed when the process
@@ -68,13 +69,13 @@ const (
 )
 
 var (
-	fhFatalRe   = regexp.MustCompile(`^Fatal Python error: (.*)$`)
-	fhTimeoutRe = regexp.MustCompile(`^Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!$`)
-	fhThreadRe  = regexp.MustCompile(`^(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[[^\]]*\])? \(most recent call first\):$`)
-	fhStackRe   = regexp.MustCompile(`^Stack \(most recent call first\):$`)
-	fhFrameRe   = regexp.MustCompile(`^  File "(.*)", line (-?\d+|\?\?\?) in (.*)$`)
-	fhExtRe     = regexp.MustCompile(`^Extension modules: (.*?)(?: \(total: \d+\))?$`)
-	rankRe      = regexp.MustCompile(`^\[(?:rank|default)\d+\]: ?`)
+	fhFatalRe   = lazyregexp.New(`^Fatal Python error: (.*)$`)
+	fhTimeoutRe = lazyregexp.New(`^Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!$`)
+	fhThreadRe  = lazyregexp.New(`^(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[[^\]]*\])? \(most recent call first\):$`)
+	fhStackRe   = lazyregexp.New(`^Stack \(most recent call first\):$`)
+	fhFrameRe   = lazyregexp.New(`^  File "(.*)", line (-?\d+|\?\?\?) in (.*)$`)
+	fhExtRe     = lazyregexp.New(`^Extension modules: (.*?)(?: \(total: \d+\))?$`)
+	rankRe      = lazyregexp.New(`^\[(?:rank|default)\d+\]: ?`)
 )
 
 // faulthandler's names for the fatal signals it handles

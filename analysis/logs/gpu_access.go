@@ -2,17 +2,17 @@ package logs
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis/model"
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // reAllocation reads compute-sanitizer's "and is 16 bytes after the
 // nearest allocation at 0x7f3c00000000 of size 0 bytes" ("before" for
 // underflows).
-var reAllocation = regexp.MustCompile(`is (\d+) bytes? (after|before) the nearest allocation at (0x[0-9a-fA-F]+) of size (\d+) bytes?`)
+var reAllocation = lazyregexp.New(`is (\d+) bytes? (after|before) the nearest allocation at (0x[0-9a-fA-F]+) of size (\d+) bytes?`)
 
 // SanitizerAccess is the faulting access and the allocation nearest to
 // its address, as compute-sanitizer describes them; nil what it does not.

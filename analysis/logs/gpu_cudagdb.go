@@ -3,9 +3,10 @@ package logs
 import (
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // CUDAGDBLog is what cuda-gdb printed about a GPU exception: the
@@ -48,14 +49,14 @@ type CUDAGDBFrame struct {
 }
 
 var (
-	reCUDAException = regexp.MustCompile(`CUDA Exception: (.+?)\s*$`)
-	reCUDASignal    = regexp.MustCompile(`received signal CUDA_EXCEPTION_\d+, (.+?)\.?\s*$`)
-	reTriggered     = regexp.MustCompile(`The exception was triggered at PC (0x[0-9a-fA-F]+)(?:\s*\((.*)\))?`)
-	reFocus         = regexp.MustCompile(`(?:Switching focus to|Current focus set to) CUDA kernel (\d+), grid (\d+), block \((\d+),(\d+),(\d+)\), thread \((\d+),(\d+),(\d+)\), device (\d+), sm (\d+), warp (\d+), lane (\d+)`)
-	reCUDAFrameHead = regexp.MustCompile(`^#(\d+)\s+(?:(0x[0-9a-fA-F]+) in )?(.*)$`)
-	reCUDAFrameLoc  = regexp.MustCompile(`^(\S+?):(\d+)(?:\s+in\s+(.+))?$`)
-	reFrameStart    = regexp.MustCompile(`^#\d+\s`)
-	reSourceLine    = regexp.MustCompile(`^\d+\t`)
+	reCUDAException = lazyregexp.New(`CUDA Exception: (.+?)\s*$`)
+	reCUDASignal    = lazyregexp.New(`received signal CUDA_EXCEPTION_\d+, (.+?)\.?\s*$`)
+	reTriggered     = lazyregexp.New(`The exception was triggered at PC (0x[0-9a-fA-F]+)(?:\s*\((.*)\))?`)
+	reFocus         = lazyregexp.New(`(?:Switching focus to|Current focus set to) CUDA kernel (\d+), grid (\d+), block \((\d+),(\d+),(\d+)\), thread \((\d+),(\d+),(\d+)\), device (\d+), sm (\d+), warp (\d+), lane (\d+)`)
+	reCUDAFrameHead = lazyregexp.New(`^#(\d+)\s+(?:(0x[0-9a-fA-F]+) in )?(.*)$`)
+	reCUDAFrameLoc  = lazyregexp.New(`^(\S+?):(\d+)(?:\s+in\s+(.+))?$`)
+	reFrameStart    = lazyregexp.New(`^#\d+\s`)
+	reSourceLine    = lazyregexp.New(`^\d+\t`)
 )
 
 // ParseCUDAGDB reads a cuda-gdb session log or batch output.

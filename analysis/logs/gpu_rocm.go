@@ -3,9 +3,10 @@ package logs
 import (
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // ROCmLog is what the ROCm stack printed when a kernel faulted: the HSA
@@ -70,20 +71,20 @@ type AMDWave struct {
 }
 
 var (
-	reROCmFault = regexp.MustCompile(`Memory access fault by GPU node-(\d+) \(Agent handle: (0x[0-9a-fA-F]+)\) on address (0x[0-9a-fA-F]+|\(nil\))\.\s*Reason:\s*(.*?)\s*$`)
-	reHSAStatus = regexp.MustCompile(`(HSA_STATUS_ERROR_[A-Z_]+)(?::\s*(.*?))?(?:\s+code:\s*0x[0-9a-fA-F]+)?\s*$`)
-	reQueue     = regexp.MustCompile(`Queue (0x[0-9a-fA-F]+) aborting`)
-	reHIPError  = regexp.MustCompile(`\b(hipError[A-Z]\w*)\b`)
-	reHIPText   = regexp.MustCompile(`(?i)HIP error:\s*(.*?)\s*(?:\(hipError\w+\))?\s*$`)
-	reXLAStatus = regexp.MustCompile(`\b(INTERNAL|UNKNOWN|FAILED_PRECONDITION|ABORTED|RESOURCE_EXHAUSTED): (.*)$`)
-	reDAWave    = regexp.MustCompile(`wave (0x[0-9a-fA-F]+)\b.*?\(stopped, reason: ([A-Z_]+)\)`)
-	reDAPC      = regexp.MustCompile(`^(?:pc|PC)\s*[:=]\s*(0x[0-9a-fA-F]+)`)
-	reDAFunc    = regexp.MustCompile(`^Disassembly for function (.+?):\s*$`)
-	reDACO      = regexp.MustCompile(`^code object:\s*(\S+)`)
-	reDALoaded  = regexp.MustCompile(`^loaded at:\s*\[(0x[0-9a-fA-F]+)-(0x[0-9a-fA-F]+)\]`)
-	reWaveStop  = regexp.MustCompile(`Thread (\d+) "AMDGPU Wave (\d+):(\d+):(\d+):(\d+) \((\d+),(\d+),(\d+)\)/(\d+)"(?: received signal (SIG\w+))?`)
-	reXLAKernel = regexp.MustCompile(`Failed to launch ROCm kernel: (\S+)`)
-	reWaveLane  = regexp.MustCompile(`lane (\d+) \(AMDGPU Lane [^)]*\)(?:\[(\d+),(\d+),(\d+)\])?`)
+	reROCmFault = lazyregexp.New(`Memory access fault by GPU node-(\d+) \(Agent handle: (0x[0-9a-fA-F]+)\) on address (0x[0-9a-fA-F]+|\(nil\))\.\s*Reason:\s*(.*?)\s*$`)
+	reHSAStatus = lazyregexp.New(`(HSA_STATUS_ERROR_[A-Z_]+)(?::\s*(.*?))?(?:\s+code:\s*0x[0-9a-fA-F]+)?\s*$`)
+	reQueue     = lazyregexp.New(`Queue (0x[0-9a-fA-F]+) aborting`)
+	reHIPError  = lazyregexp.New(`\b(hipError[A-Z]\w*)\b`)
+	reHIPText   = lazyregexp.New(`(?i)HIP error:\s*(.*?)\s*(?:\(hipError\w+\))?\s*$`)
+	reXLAStatus = lazyregexp.New(`\b(INTERNAL|UNKNOWN|FAILED_PRECONDITION|ABORTED|RESOURCE_EXHAUSTED): (.*)$`)
+	reDAWave    = lazyregexp.New(`wave (0x[0-9a-fA-F]+)\b.*?\(stopped, reason: ([A-Z_]+)\)`)
+	reDAPC      = lazyregexp.New(`^(?:pc|PC)\s*[:=]\s*(0x[0-9a-fA-F]+)`)
+	reDAFunc    = lazyregexp.New(`^Disassembly for function (.+?):\s*$`)
+	reDACO      = lazyregexp.New(`^code object:\s*(\S+)`)
+	reDALoaded  = lazyregexp.New(`^loaded at:\s*\[(0x[0-9a-fA-F]+)-(0x[0-9a-fA-F]+)\]`)
+	reWaveStop  = lazyregexp.New(`Thread (\d+) "AMDGPU Wave (\d+):(\d+):(\d+):(\d+) \((\d+),(\d+),(\d+)\)/(\d+)"(?: received signal (SIG\w+))?`)
+	reXLAKernel = lazyregexp.New(`Failed to launch ROCm kernel: (\S+)`)
+	reWaveLane  = lazyregexp.New(`lane (\d+) \(AMDGPU Lane [^)]*\)(?:\[(\d+),(\d+),(\d+)\])?`)
 )
 
 // rocmMarkers are strings only the ROCm stack prints; IsROCmLog looks for them.

@@ -3,9 +3,10 @@ package logs
 import (
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // SanitizerReport is what NVIDIA compute-sanitizer printed: one entry per
@@ -67,18 +68,18 @@ type SanitizerFrame struct {
 const sanitizerPrefix = "========="
 
 var (
-	reInvalidAccess = regexp.MustCompile(`^Invalid (__\w+__|\w+) (read|write|atomic) of size (\d+)(?: bytes?)?`)
-	reByThread      = regexp.MustCompile(`by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\)`)
-	reAddress       = regexp.MustCompile(`^Address (0x[0-9a-fA-F]+)(.*)$`)
-	reAtNew         = regexp.MustCompile(`^at (.+?)\+(0x[0-9a-fA-F]+) in (.+?):(\d+)$`)
-	reAtOld         = regexp.MustCompile(`^at (0x[0-9a-fA-F]+) in (.+?):(\d+):(.+)$`)
-	reAtNoLine      = regexp.MustCompile(`^at (.+?)\+(0x[0-9a-fA-F]+)$`)
-	reHostFrame     = regexp.MustCompile(`^Host Frame:\s*(.*?)\s*\[(0x[0-9a-fA-F]+)\](?:\s+in\s+(.+))?$`)
-	reDeviceNew     = regexp.MustCompile(`^(.+?)\+(0x[0-9a-fA-F]+)(?: in (.+?):(\d+))?$`)
-	reDeviceOld     = regexp.MustCompile(`^(.+?):(\d+):(.+?) \[(0x[0-9a-fA-F]+)\]$`)
-	reRace          = regexp.MustCompile(`(\w+) access at (.+?)(?:\+(0x[0-9a-fA-F]+))? in (.+?):(\d+)(?::(.+?))?(?: \[\d+ hazards?\])?$`)
-	reOldHostFrame  = regexp.MustCompile(`^(\S+) \((.+?)(?: \+ 0x[0-9a-fA-F]+)?\)$`)
-	reSummary       = regexp.MustCompile(`ERROR SUMMARY: (\d+) errors?`)
+	reInvalidAccess = lazyregexp.New(`^Invalid (__\w+__|\w+) (read|write|atomic) of size (\d+)(?: bytes?)?`)
+	reByThread      = lazyregexp.New(`by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\)`)
+	reAddress       = lazyregexp.New(`^Address (0x[0-9a-fA-F]+)(.*)$`)
+	reAtNew         = lazyregexp.New(`^at (.+?)\+(0x[0-9a-fA-F]+) in (.+?):(\d+)$`)
+	reAtOld         = lazyregexp.New(`^at (0x[0-9a-fA-F]+) in (.+?):(\d+):(.+)$`)
+	reAtNoLine      = lazyregexp.New(`^at (.+?)\+(0x[0-9a-fA-F]+)$`)
+	reHostFrame     = lazyregexp.New(`^Host Frame:\s*(.*?)\s*\[(0x[0-9a-fA-F]+)\](?:\s+in\s+(.+))?$`)
+	reDeviceNew     = lazyregexp.New(`^(.+?)\+(0x[0-9a-fA-F]+)(?: in (.+?):(\d+))?$`)
+	reDeviceOld     = lazyregexp.New(`^(.+?):(\d+):(.+?) \[(0x[0-9a-fA-F]+)\]$`)
+	reRace          = lazyregexp.New(`(\w+) access at (.+?)(?:\+(0x[0-9a-fA-F]+))? in (.+?):(\d+)(?::(.+?))?(?: \[\d+ hazards?\])?$`)
+	reOldHostFrame  = lazyregexp.New(`^(\S+) \((.+?)(?: \+ 0x[0-9a-fA-F]+)?\)$`)
+	reSummary       = lazyregexp.New(`ERROR SUMMARY: (\d+) errors?`)
 )
 
 // ParseSanitizer reads compute-sanitizer (or cuda-memcheck) output; other

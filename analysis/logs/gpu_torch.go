@@ -3,9 +3,10 @@ package logs
 import (
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // TorchCUDAError is a Python traceback ending in a CUDA error, as PyTorch
@@ -40,9 +41,9 @@ type PythonFrame struct {
 }
 
 var (
-	rePyFrame   = regexp.MustCompile(`^\s*File "(.+)", line (\d+), in (.+)$`)
-	reTorchCUDA = regexp.MustCompile(`^([\w.]+(?:Error|Exception)): (?:CUDA error: |CUDA driver error: )(.+?)\s*$`)
-	reDevAssert = regexp.MustCompile(`Assertion .* failed\.`)
+	rePyFrame   = lazyregexp.New(`^\s*File "(.+)", line (\d+), in (.+)$`)
+	reTorchCUDA = lazyregexp.New(`^([\w.]+(?:Error|Exception)): (?:CUDA error: |CUDA driver error: )(.+?)\s*$`)
+	reDevAssert = lazyregexp.New(`Assertion .* failed\.`)
 )
 
 // ParseTorchCUDAError reads a log holding a Python traceback that ends in

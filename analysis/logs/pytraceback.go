@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // Traceback is one Python traceback as the interpreter prints an uncaught
@@ -50,11 +51,11 @@ var ErrNotTraceback = errors.New("no Python traceback found")
 const maxTracebacks = 4096
 
 var (
-	tbStartRe  = regexp.MustCompile(`^Traceback \(most recent call last\):$`)
-	tbFrameRe  = regexp.MustCompile(`^  File "(.*)", line (\d+), in (.*)$`)
-	tbThreadRe = regexp.MustCompile(`^Exception in thread (.*?)(?: \(.*\))?:$`)
-	tbRepeatRe = regexp.MustCompile(`^  \[Previous line repeated (\d+) more times?\]$`)
-	tbExcRe    = regexp.MustCompile(`^[A-Za-z_][\w.]*(?:: .*|:)?$`)
+	tbStartRe  = lazyregexp.New(`^Traceback \(most recent call last\):$`)
+	tbFrameRe  = lazyregexp.New(`^  File "(.*)", line (\d+), in (.*)$`)
+	tbThreadRe = lazyregexp.New(`^Exception in thread (.*?)(?: \(.*\))?:$`)
+	tbRepeatRe = lazyregexp.New(`^  \[Previous line repeated (\d+) more times?\]$`)
+	tbExcRe    = lazyregexp.New(`^[A-Za-z_][\w.]*(?:: .*|:)?$`)
 )
 
 const (

@@ -6,8 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // Backport is one change a distribution package's changelog says it made
@@ -36,13 +37,13 @@ const (
 
 var (
 	// changelogHeaderRE is an entry's first line: "zlib (1:1.2.13.dfsg-1) unstable; urgency=low".
-	changelogHeaderRE = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*) \(([^() ]+)\) [^;]*;`)
-	cveRE             = regexp.MustCompile(`CVE-[0-9]{4}-[0-9]{4,}`)
+	changelogHeaderRE = lazyregexp.New(`^([a-z0-9][a-z0-9+.-]*) \(([^() ]+)\) [^;]*;`)
+	cveRE             = lazyregexp.New(`CVE-[0-9]{4}-[0-9]{4,}`)
 	// commitWordRE is a word that may be a commit hash; commitHash checks it.
-	commitWordRE = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	commitWordRE = lazyregexp.New(`\b[0-9a-f]{7,40}\b`)
 	// newUpstreamRE is a change that imports the upstream release itself:
 	// the CVEs it names are fixed upstream, not on top of it.
-	newUpstreamRE = regexp.MustCompile(`(?i)^(import(ing)? )?new upstream`)
+	newUpstreamRE = lazyregexp.New(`(?i)^(import(ing)? )?new upstream`)
 )
 
 // ReadDebianChangelog reads the changes of <sysroot>/usr/share/doc/PKG/

@@ -6,8 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // dpkgPackage is what Debian's package database says about the package
@@ -103,7 +104,7 @@ func readStatus(path string) []byte {
 
 // sourceFieldRE is status's Source field: a name, and the source version
 // when it differs from the binary's ("gcc-12 (12.2.0-14)").
-var sourceFieldRE = regexp.MustCompile(`^(\S+)(?:\s+\((\S+)\))?$`)
+var sourceFieldRE = lazyregexp.New(`^(\S+)(?:\s+\((\S+)\))?$`)
 
 // parseDpkgStatus reads the Package, Version and Source fields of a dpkg
 // status file (deb822 paragraphs, dpkg(1) "status" database). The first
@@ -173,7 +174,7 @@ func readDebianCopyright(sysroot, pkg string) debianCopyright {
 
 // gitHostRE recognises a repository URL on a git host among a copyright
 // file's sources (the first such URL).
-var gitHostRE = regexp.MustCompile(`https://(github\.com|gitlab\.com|codeberg\.org|bitbucket\.org|salsa\.debian\.org|gitlab\.[a-z.]+)/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+`)
+var gitHostRE = lazyregexp.New(`https://(github\.com|gitlab\.com|codeberg\.org|bitbucket\.org|salsa\.debian\.org|gitlab\.[a-z.]+)/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+`)
 
 // repositoryURL is the git repository a copyright Source names, if any:
 // "https://github.com/pytorch/pytorch/releases" → https://github.com/pytorch/pytorch.

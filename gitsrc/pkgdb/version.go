@@ -1,16 +1,17 @@
 package pkgdb
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 var (
 	// debianSnapshotRE is a Debian version of a git snapshot:
 	// 0.0~git20220216.ae108ef (the commit is the last element).
-	debianSnapshotRE = regexp.MustCompile(`[~+.]git\.?[0-9]{8}\.([0-9a-f]{7,40})$`)
+	debianSnapshotRE = lazyregexp.New(`[~+.]git\.?[0-9]{8}\.([0-9a-f]{7,40})$`)
 	// repackRE is a repack suffix: 1.2.13.dfsg, 1.13.1+dfsg, 2.1+ds1, 3.0~dfsg2.
-	repackRE = regexp.MustCompile(`[.+~](dfsg|ds|repack|debian)[0-9]*$`)
+	repackRE = lazyregexp.New(`[.+~](dfsg|ds|repack|debian)[0-9]*$`)
 )
 
 // DebianUpstream is the upstream part of a Debian package version: epoch

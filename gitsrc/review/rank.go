@@ -1,9 +1,10 @@
 package review
 
 import (
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // rankCommits scores each commit as a likely fix and sorts them: those
@@ -29,20 +30,20 @@ func rankCommits(commits []ReviewCommit) {
 }
 
 var fixKeywords = []struct {
-	re     *regexp.Regexp
+	re     *lazyregexp.Regexp
 	word   string
 	weight int
 }{
-	{regexp.MustCompile(`(?i)\bdata[- ]?races?\b|\brac(e|y|es|ing)\b|\bthread[- ]safe`), "race", 5},
-	{regexp.MustCompile(`(?i)use[- ]after[- ]free|\buaf\b|dangling`), "use-after-free", 5},
-	{regexp.MustCompile(`(?i)\bdouble[- ]free\b`), "double-free", 5},
-	{regexp.MustCompile(`(?i)\bseg(fault|mentation fault|v)\b|\bsigsegv\b`), "segfault", 4},
-	{regexp.MustCompile(`(?i)\bcrash(es|ed|ing)?([^.\w/]|\.(\s|$)|$)`), "crash", 4}, // not "crash.c"
-	{regexp.MustCompile(`(?i)\bnull(ptr)?\b|\bnil\b`), "null", 3},
-	{regexp.MustCompile(`(?i)\bdeadlock|\bhang(s|ing)?\b`), "deadlock", 3},
-	{regexp.MustCompile(`(?i)\boverflow`), "overflow", 2},
-	{regexp.MustCompile(`(?i)\bfix(es|ed|ing)?\b`), "fix", 2},
-	{regexp.MustCompile(`(?i)^revert\b|\brevert(s|ed)?\b`), "revert", 2},
+	{lazyregexp.New(`(?i)\bdata[- ]?races?\b|\brac(e|y|es|ing)\b|\bthread[- ]safe`), "race", 5},
+	{lazyregexp.New(`(?i)use[- ]after[- ]free|\buaf\b|dangling`), "use-after-free", 5},
+	{lazyregexp.New(`(?i)\bdouble[- ]free\b`), "double-free", 5},
+	{lazyregexp.New(`(?i)\bseg(fault|mentation fault|v)\b|\bsigsegv\b`), "segfault", 4},
+	{lazyregexp.New(`(?i)\bcrash(es|ed|ing)?([^.\w/]|\.(\s|$)|$)`), "crash", 4}, // not "crash.c"
+	{lazyregexp.New(`(?i)\bnull(ptr)?\b|\bnil\b`), "null", 3},
+	{lazyregexp.New(`(?i)\bdeadlock|\bhang(s|ing)?\b`), "deadlock", 3},
+	{lazyregexp.New(`(?i)\boverflow`), "overflow", 2},
+	{lazyregexp.New(`(?i)\bfix(es|ed|ing)?\b`), "fix", 2},
+	{lazyregexp.New(`(?i)^revert\b|\brevert(s|ed)?\b`), "revert", 2},
 }
 
 // fixScore scores how much a commit message reads like a crash fix.
