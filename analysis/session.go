@@ -33,10 +33,14 @@ var errNoMemory = errors.New("this dump is a log: it holds no process memory")
 // Session is an opened dump: its crash model, and the process memory behind
 // it for views that read more (disassembly around a pc, values).
 type Session struct {
-	Crash *Crash
-	p     *native.Process // nil for logs and GPU cores
-	gpu   *cuda.CoreDump  // a GPU core dump: its global memory
+	Crash  *Crash
+	p      *native.Process // nil for logs and GPU cores
+	gpu    *cuda.CoreDump  // a GPU core dump: its global memory
+	pooled bool            // opened with Options.Pool
 }
+
+// Pooled reports whether the session was opened with a module pool.
+func (s *Session) Pooled() bool { return s != nil && s.pooled }
 
 // Open reads the crash artifact at path ("-": standard input) into the
 // crash model. It fails only when the file cannot be read as any supported
@@ -69,6 +73,7 @@ func OpenSession(path string, opt Options) (*Session, error) {
 		s.Crash.Problems = append(s.Crash.Problems, Problem{Message: in.Damaged})
 	}
 	addReport(s.Crash, in.Report)
+	s.pooled = opt.Pool != nil && s.p != nil
 	if s.Crash.Classification == nil {
 		if s.p != nil {
 			classify.Classify(s.Crash, s.p)

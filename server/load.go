@@ -163,6 +163,9 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 		return nil, canceled(ctx)
 	}
 	old.close()
+	if sess.Pooled() {
+		s.trimPool()
+	}
 
 	sum := summarize(l.view)
 	s.noteUnresolved(l.view)
@@ -254,7 +257,7 @@ func (s *Server) openSession(ctx context.Context, seq uint64, args OpenArgs, opt
 				done <- result{err: fmt.Errorf("internal error while reading %s: %v", args.Dump, p)}
 			}
 		}()
-		sess, err := analysis.OpenSession(args.Dump, opts)
+		sess, err := s.openPooled(args.Dump, opts)
 		done <- result{sess, err}
 	}()
 	var r result

@@ -71,6 +71,14 @@ type Server struct {
 	// missing was shown (once per session; guarded by mu).
 	systemSourcesNoted bool
 
+	// pool keeps the shown dump's modules open for the next open (pool.go);
+	// poolMu is held by the open using it and guards pool, poolKey (the
+	// options it serves) and retired (pools of earlier options).
+	pool    *analysis.ModulePool
+	poolKey string
+	retired []*analysis.ModulePool
+	poolMu  sync.Mutex
+
 	pubMu    sync.Mutex // a load's check that it is the latest and its publishing
 	loadMu   sync.Mutex // one load at a time
 	fetchMu  sync.Mutex // one faultline.fetchSources at a time
@@ -151,6 +159,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	clean := s.sawShutdown
 	s.mu.Unlock()
 	cur.close()
+	s.closePool()
 	if fe := stream.Framing(); fe != nil {
 		return fe
 	}

@@ -18,6 +18,17 @@ import (
 // it are closed.
 type Pool struct {
 	objects map[string]*pooledObject
+	gen     int // opens marked so far (Mark)
+	reused  int // files the latest marked open took from the pool
+}
+
+// Reused is how many files the latest marked open took from the pool
+// instead of opening them.
+func (pl *Pool) Reused() int {
+	if pl == nil {
+		return 0
+	}
+	return pl.reused
 }
 
 // NewPool returns an empty pool.
@@ -49,6 +60,7 @@ type pooledObject struct {
 	fetchErr error
 	syms     *symbolize.Symbols
 	uw       unwind.Module // the link-time parts: sections and entry
+	used     int           // the latest marked open that took it (Pool.Mark)
 }
 
 func (po *pooledObject) close() {
@@ -57,6 +69,48 @@ func (po *pooledObject) close() {
 		po.dbg.Close()
 	}
 	po.obj.Close()
+}
+
+// Mark starts an open that uses the pool: what it takes from the pool or
+// adds to it is marked as its own, for DropUnused.
+func (pl *Pool) Mark() {
+	if pl != nil {
+		pl.gen++
+		pl.reused = 0
+	}
+}
+
+// DropUnused closes the pooled files the latest marked open did not use,
+// once the processes of earlier opens are closed: a server that opens
+// dump after dump keeps the files of the one it shows, not of every dump
+// it ever showed. It returns how many it closed.
+func (pl *Pool) DropUnused() int {
+	if pl == nil {
+		return 0
+	}
+	n := 0
+	for k, po := range pl.objects {
+		if po.used < pl.gen {
+			po.close()
+			delete(pl.objects, k)
+			n++
+		}
+	}
+	return n
+}
+
+// StoreCache writes what the pooled files decompressed so far to the
+// index cache (object.Object.StoreCache), as closing them would.
+func (pl *Pool) StoreCache() {
+	if pl == nil {
+		return
+	}
+	for _, po := range pl.objects {
+		po.obj.StoreCache()
+		if po.dbg != nil && po.dbg != po.obj {
+			po.dbg.StoreCache()
+		}
+	}
 }
 
 func poolKey(file string, buildID []byte) string { return file + "\x00" + hex.EncodeToString(buildID) }
@@ -72,6 +126,8 @@ func (p *Process) fromPool(m *module, file string) bool {
 		return false
 	}
 	m.file, m.obj, m.dbg, m.pooled, m.locator = file, po.obj, po.dbg, po, p.locator
+	po.used = p.opt.Pool.gen
+	p.opt.Pool.reused++
 	p.setBias(m)
 	for _, pr := range po.problems {
 		p.problem(m.path, "%s", pr)
@@ -85,7 +141,7 @@ func (p *Process) toPool(m *module, problems []string) {
 	if p.opt.Pool == nil || m.obj == nil {
 		return
 	}
-	m.pooled = &pooledObject{obj: m.obj, dbg: m.dbg, problems: problems}
+	m.pooled = &pooledObject{obj: m.obj, dbg: m.dbg, problems: problems, used: p.opt.Pool.gen}
 	p.opt.Pool.objects[poolKey(m.file, m.buildID)] = m.pooled
 }
 

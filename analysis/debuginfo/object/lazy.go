@@ -297,21 +297,41 @@ func (l *Lazy) finishStream() {
 	l.r, l.closeR = nil, nil
 }
 
+// store writes the decompressed prefix to the index cache when it is more
+// than the cache holds.
+func (l *Lazy) store() {
+	l.dec.Lock()
+	defer l.dec.Unlock()
+	if !l.closed {
+		l.storeLocked()
+	}
+}
+
+// storeLocked is store with l.dec held.
+func (l *Lazy) storeLocked() {
+	l.mu.Lock()
+	done, buf, err := l.done, l.buf, l.err
+	l.mu.Unlock()
+	if l.own == nil || done <= l.stored || err != nil || done < CacheMinSize {
+		return
+	}
+	read := len(l.raw)
+	if l.r != nil {
+		read = l.hdr + l.r.read()
+	}
+	storeSection(l.cacheKey(), newSectionHeader(l.size, l.raw, read), buf[:done])
+	l.stored = done
+}
+
 // close stores the decompressed prefix in the index cache when it is more
 // than the cache held, and releases the buffers. The object's mu is held.
 func (l *Lazy) close() {
 	l.dec.Lock()
 	defer l.dec.Unlock()
 	l.closed = true
+	l.storeLocked()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.own != nil && l.done > l.stored && l.err == nil && l.done >= CacheMinSize {
-		read := len(l.raw)
-		if l.r != nil {
-			read = l.hdr + l.r.read()
-		}
-		storeSection(l.cacheKey(), newSectionHeader(l.size, l.raw, read), l.buf[:l.done])
-	}
 	if l.closeR != nil {
 		l.closeR()
 	}

@@ -89,6 +89,27 @@ func newObject(path string, data []byte) (o *Object, err error) {
 	return &Object{path: path, Data: data, Elf: ef, lazies: map[string]*Lazy{}}, nil
 }
 
+// StoreCache writes the sections decompressed since the object was opened
+// (or since the last StoreCache) to the index cache, as Close does, and
+// keeps them: a long-lived process (the language server's module pool)
+// leaves them for the next process without closing the file.
+func (o *Object) StoreCache() {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	lazies := make([]*Lazy, 0, len(o.lazies))
+	for _, l := range o.lazies {
+		if l != nil {
+			lazies = append(lazies, l)
+		}
+	}
+	o.mu.Unlock()
+	for _, l := range lazies {
+		l.store()
+	}
+}
+
 // Path is the file the object was opened from.
 func (o *Object) Path() string { return o.path }
 
