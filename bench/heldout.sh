@@ -63,11 +63,13 @@ need() { # need PKG: install a Debian package the benchmark uses, if missing.
 	apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "$1" >/dev/null ||
 		{ apt-get -o DPkg::Lock::Timeout=600 update >/dev/null && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "$1" >/dev/null; }
 }
-for p in time gdb elfutils lldb g++ libc6-dbg; do need "$p"; done
+for p in time gdb elfutils g++ libc6-dbg; do need "$p"; done
+[[ " $tools " == *" lldb "* ]] && need lldb
 [[ " $workloads " == *" torch "* ]] && { need python3-torch; need python3-dev; }
 
-# The key covers what the native build depends on; the torch workload's
-# extension and core are redone when their sources are newer.
+# The key covers what the native build depends on; the small and torch
+# workloads' programs and cores are redone when their sources' contents
+# change (stale).
 key=$(cat "$here/heldout/gen.sh" "$here/heldout/heldout.c" | { cat; echo "$stages $tiny"; } | sha256sum | cut -c1-16)
 dir=$cache/heldout-$key
 mkdir -p "$dir/cores" "$dir/results"
@@ -88,18 +90,28 @@ fi
 if $needs_unity && [[ ! -x $dir/heldout ]]; then
 	gcc -g -O2 -o "$dir/heldout" "$here/heldout/heldout.c" -L"$dir" -lunity -Wl,-rpath,"$dir" -lpthread
 fi
-if [[ " $workloads " == *" small "* && ( ! -x $dir/smallcrash || $here/heldout/smallcrash.cpp -nt $dir/smallcrash ) ]]; then
+# stale NAME FILE...: whether workload NAME's program and core were built from
+# other contents of FILE... or other versions of the Debian packages they
+# load (a copied checkout's new mtimes rebuild nothing); it records the new
+# key, so the caller rebuilds them now.
+stale() {
+	local name=$1 key
+	shift
+	key=$({ cat "$@"; dpkg-query -W libc6 libstdc++6 python3-torch 2>/dev/null || true; } | sha256sum | cut -c1-16)
+	[[ -f $dir/$name.key && $(cat "$dir/$name.key") == "$key" && -d $dir/cores/$name ]] && return 1
+	rm -rf "${dir:?}/cores/$name"
+	echo "$key" >"$dir/$name.key"
+}
+if [[ " $workloads " == *" small "* ]] && stale small "$here/heldout/smallcrash.cpp"; then
 	g++ -g -O0 -o "$dir/smallcrash" "$here/heldout/smallcrash.cpp"
-	rm -rf "$dir/cores/small"
 fi
 bigdir=
 if [[ " $workloads " == *" big "* ]]; then
 	note "building or reusing bench/gen's corpus ($biggen, a $bigheap GiB heap): bench/corpus.sh"
 	bigdir=$(BENCH_GEN_ARGS=$biggen BENCH_HEAPS=$bigheap bash "$here/corpus.sh" | tail -1)
 fi
-if [[ " $workloads " == *" torch "* && ( ! -f $dir/crashext.so || $here/heldout/crashext.c -nt $dir/crashext.so ) ]]; then
+if [[ " $workloads " == *" torch "* ]] && stale torch "$here/heldout/crashext.c" "$here/heldout/torchcrash.py"; then
 	gcc -shared -fPIC -g -O2 $(/usr/bin/python3-config --includes) "$here/heldout/crashext.c" -o "$dir/crashext$(/usr/bin/python3-config --extension-suffix)"
-	rm -rf "$dir/cores/torch"
 	ln -sf "crashext$(/usr/bin/python3-config --extension-suffix)" "$dir/crashext.so"
 fi
 
@@ -148,9 +160,7 @@ exe_of() { # exe_of WORKLOAD: the crashed program.
 for w in $workloads; do
 	case $w in
 	small) write_core small "$dir/smallcrash" ;;
-	torch)
-		[[ $here/heldout/torchcrash.py -nt $dir/cores/torch/core ]] && rm -rf "$dir/cores/torch"
-		write_core torch /usr/bin/python3 "$here/heldout/torchcrash.py" "$dir" ;;
+	torch) write_core torch /usr/bin/python3 "$here/heldout/torchcrash.py" "$dir" ;;
 	unity) write_core unity "$dir/heldout" 8 0 ;;
 	threads) write_core threads "$dir/heldout" 1024 0 ;;
 	sparse[0-9]*) write_core "$w" "$dir/heldout" 8 "${w#sparse}" ;;
