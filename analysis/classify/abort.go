@@ -43,7 +43,7 @@ func (a *analyzer) hasFrame(set map[string]bool) (model.Frame, bool) {
 // abortKind classifies a SIGABRT by the runtime path that called abort()
 // and recovers the runtime's message from memory.
 func (a *analyzer) abortKind() {
-	if a.sanitizerKind() || a.goPanic() || a.rustPanic() || a.libstdcxxCheck() || a.pythonFatal() {
+	if r := a.runtimes(); r.SanitizerKind() || r.GoPanic() || r.RustPanic() || r.LibstdcxxCheck() || r.PythonFatal() {
 		return
 	}
 	msg, haveMsg := a.abortMessage()

@@ -83,7 +83,7 @@ func (a *analyzer) run() *model.Classification {
 	}
 	a.start = a.reraiseStart()
 	a.f = a.readFault()
-	a.jvmHandlerNote()
+	a.runtimes().JVMHandlerNote()
 	a.cls.CulpritFrame = a.culprit()
 	a.foreignEvidence()
 	if a.c.GPU != nil {
@@ -163,9 +163,4 @@ func (a *analyzer) readCString(addr uint64, max int) (string, bool) {
 		buf = append(buf, chunk[:n]...)
 	}
 	return string(buf), len(buf) > 0
-}
-
-func le64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }

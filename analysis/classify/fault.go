@@ -430,24 +430,7 @@ func reg64(r string) string {
 	return r
 }
 
-func parseHex(s string) (uint64, bool) {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	v, err := strconv.ParseUint(s, 16, 64)
-	return v, err == nil
-}
-
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
-
-// nullLimit is the size of the unmapped region at address zero (Linux's
-// default vm.mmap_min_addr, 64 KiB): a fault below it is a NULL pointer plus
-// a field offset.
-const nullLimit = 0x10000
-
-// canonical reports whether addr is a canonical x86-64 (48-bit) address.
-func canonical(addr uint64) bool {
-	top := addr >> 47
-	return top == 0 || top == 1<<17-1
-}
 
 // poison is a fill pattern an allocator or runtime writes into memory.
 type poison struct {

@@ -5,8 +5,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/faultline-dev/faultline/analysis/classify/runtimemsg"
 	"github.com/faultline-dev/faultline/analysis/model"
-	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
 // runtimeModules are the C and C++ runtimes and the dynamic loader: frames
@@ -44,62 +44,6 @@ var runtimeFunctions = map[string]bool{
 	"_init": true, "_fini": true,
 }
 
-// cloneSuffix matches the suffixes GCC and LLVM give the copies of a
-// function they specialise or split (symbol table names such as
-// "__pthread_kill_implementation.constprop.0", "foo.isra.0.cold",
-// "bar.llvm.1234"), at the end of a name.
-var cloneSuffix = lazyregexp.New(`(\.(constprop|isra|part|cold|lto_priv|localalias|llvm|specialized|clone)(\.[0-9]+)*)+$`)
-
-// baseName is a function name without its parameter list, template
-// arguments, clone suffix ("[clone .cold]", ".constprop.0") or "@plt".
-func baseName(fn string) string {
-	fn = strings.TrimSpace(fn)
-	if i := strings.Index(fn, " [clone"); i >= 0 {
-		fn = fn[:i]
-	}
-	fn = strings.TrimSuffix(fn, "@plt")
-	fn = cloneSuffix.ReplaceAllString(fn, "")
-	// Drop the parameter list: the last top-level "(...)" (operator() keeps its own).
-	if strings.HasSuffix(fn, ")") || strings.HasSuffix(fn, ") const") {
-		depth := 0
-		for i := len(fn) - 1; i >= 0; i-- {
-			switch fn[i] {
-			case ')':
-				depth++
-			case '(':
-				depth--
-				if depth == 0 {
-					if !strings.HasSuffix(fn[:i], "operator()") && !strings.HasSuffix(fn[:i], "operator") {
-						fn = fn[:i]
-					}
-					i = 0
-				}
-			}
-		}
-	}
-	// Drop template arguments: a '<' right after a name. One that starts
-	// a name part is Python's "<module>", "<lambda>", "<listcomp>".
-	var b strings.Builder
-	depth := 0
-	for i := 0; i < len(fn); i++ {
-		c := fn[i]
-		switch {
-		case c == '<' && (depth > 0 || i > 0 && isIdentByte(fn[i-1])) &&
-			!strings.HasSuffix(fn[:i], "operator") && !strings.HasSuffix(fn[:i], "operator<"):
-			depth++
-		case c == '>' && depth > 0:
-			depth--
-		case depth == 0:
-			b.WriteByte(c)
-		}
-	}
-	return strings.TrimSpace(b.String())
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
 // isRuntimeModule reports whether module is a C/C++ runtime or the loader.
 func isRuntimeModule(module string) bool {
 	base := path.Base(module)
@@ -128,7 +72,7 @@ func isRuntime(f model.Frame) bool {
 	fn := baseName(f.Function)
 	// "runtime." names only the Go runtime's functions (no C or C++ name
 	// has a dot).
-	return runtimeFunctions[fn] || isSanitizerRuntime(fn) || strings.HasPrefix(fn, "runtime.") || isRustRuntime(fn)
+	return runtimeFunctions[fn] || runtimemsg.IsSanitizerRuntime(fn) || strings.HasPrefix(fn, "runtime.") || runtimemsg.IsRustRuntime(fn)
 }
 
 // glibcDirs are glibc's top-level source directories.
@@ -155,7 +99,7 @@ func glibcSource(file string) bool {
 // inlined into it (core::ptr::read_volatile, Result::unwrap): the
 // program's own frame is its caller.
 func isLibraryTemplate(f model.Frame) bool {
-	if strings.HasPrefix(f.File, "/usr/include/") || strings.HasPrefix(f.File, "/usr/lib/gcc/") || rustLibraryFile.MatchString(f.File) {
+	if strings.HasPrefix(f.File, "/usr/include/") || strings.HasPrefix(f.File, "/usr/lib/gcc/") || runtimemsg.RustLibraryFile.MatchString(f.File) {
 		return true
 	}
 	fn := baseName(f.Function)
@@ -215,7 +159,7 @@ func (a *analyzer) culprit() int {
 		// function, and its caller made the bad call.
 		from++
 	}
-	if e := a.sanitizerEntry(); e >= 0 {
+	if e := a.runtimes().SanitizerEntry(); e >= 0 {
 		// Everything above the sanitizer's entry point is its runtime,
 		// whatever its internal functions are called
 		// (handleIntegerOverflowImpl<__ubsan::Value>).
@@ -318,6 +262,16 @@ var exitFunctions = map[string]bool{
 	"__run_exit_handlers": true, "exit": true, "__GI_exit": true, "_dl_fini": true, "__cxa_finalize": true,
 	"__libc_csu_fini": true, "__do_global_dtors_aux": true, "_fini": true, "__call_tls_dtors": true,
 	"Py_Exit": true, "Py_FinalizeEx": true, "_Py_Finalize": true,
+}
+
+// exitTime reports whether the crashing stack runs exit handlers.
+func (a *analyzer) exitTime() bool {
+	for _, f := range a.frames[a.start:] {
+		if exitFunctions[baseName(f.Function)] {
+			return true
+		}
+	}
+	return false
 }
 
 // loadFunctions run while a shared object is loaded and initialised

@@ -304,7 +304,7 @@ func (a *analyzer) ill(f *fault) {
 		i++
 	}
 	op := code[i:]
-	if a.sanitizerTrap(code) {
+	if a.runtimes().SanitizerTrap(code) {
 		return
 	}
 	switch {
@@ -357,13 +357,6 @@ func shortFile(f string) string {
 		return f[i+1:]
 	}
 	return f
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 func (a *analyzer) defaultSummary() string {

@@ -82,7 +82,17 @@ var rules = []rule{
 		},
 		forbids: func(imp string) bool {
 			l := local(imp)
-			return strings.HasPrefix(imp, module) && l != "analysis/model" && l != "analysis/classify" && l != "analysis/disasm" && l != "internal/lazyregexp"
+			return strings.HasPrefix(imp, module) && l != "analysis/model" && l != "analysis/classify" && l != "analysis/disasm" &&
+				l != "internal/lazyregexp" && l != "analysis/classify/runtimemsg"
+		},
+	},
+	{
+		why:     "the readers of runtime and sanitizer messages never import classify: they ask it through runtimemsg.Host",
+		applies: func(p string) bool { return p == "analysis/classify/runtimemsg" },
+		deps:    true,
+		forbids: func(imp string) bool {
+			l := local(imp)
+			return strings.HasPrefix(imp, module) && l != "analysis/model" && l != "analysis/disasm" && l != "internal/lazyregexp"
 		},
 	},
 	{
@@ -212,6 +222,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"analysis", module + "/server"},
 		{"analysis/report", module + "/analysis"},
 		{"analysis/classify", module + "/analysis/native"},
+		{"analysis/classify/runtimemsg", module + "/analysis/classify"},
+		{"analysis/classify/runtimemsg", module + "/analysis/report"},
 		{"analysis/model", module + "/analysis/disasm"},
 		{"analysis/logs", module + "/analysis/native"},
 		{"server", "net/http"},

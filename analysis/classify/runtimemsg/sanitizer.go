@@ -1,4 +1,4 @@
-package classify
+package runtimemsg
 
 import (
 	"fmt"
@@ -21,19 +21,19 @@ var sanitizerPrefixes = []string{"__asan::", "__asan_", "__sanitizer::", "__sani
 // one below.
 var sanitizerEntries = lazyregexp.New(`^(?:__ubsan::)?__ubsan_handle_|^(?:__asan::)?__asan_report_|^__msan_warning|^(?:__hwasan::)?__hwasan_report_`)
 
-// sanitizerEntry is the index of the first frame of a sanitizer's entry
+// SanitizerEntry is the index of the first frame of a sanitizer's entry
 // point among the top frames, -1 when there is none.
-func (a *analyzer) sanitizerEntry() int {
+func (a *Reader) SanitizerEntry() int {
 	for i := a.start; i < len(a.frames) && i < a.start+32; i++ {
-		if sanitizerEntries.MatchString(baseName(a.frames[i].Function)) {
+		if sanitizerEntries.MatchString(BaseName(a.frames[i].Function)) {
 			return i
 		}
 	}
 	return -1
 }
 
-// isSanitizerRuntime reports whether fn (a base name) is sanitizer runtime code.
-func isSanitizerRuntime(fn string) bool {
+// IsSanitizerRuntime reports whether fn (a base name) is sanitizer runtime code.
+func IsSanitizerRuntime(fn string) bool {
 	for _, p := range sanitizerPrefixes {
 		if strings.HasPrefix(fn, p) {
 			return true
@@ -55,11 +55,11 @@ var asanReportFunctions = map[string]bool{"__asan::ReportGenericError": true, "_
 	"__asan::ReportNewDeleteTypeMismatch": true, "__asan::ReportOutOfMemory": true,
 	"__sanitizer::Die": true, "__asan::ScopedInErrorReport::~ScopedInErrorReport": true}
 
-// sanitizerKind classifies a crash a sanitizer stopped, from its report
+// SanitizerKind classifies a crash a sanitizer stopped, from its report
 // when the log was given, else from the runtime's frames on the stack and
 // what its report path left in memory. It reports false when no sanitizer
 // was involved.
-func (a *analyzer) sanitizerKind() bool {
+func (a *Reader) SanitizerKind() bool {
 	if s := a.c.Sanitizer; s != nil {
 		a.sanitizerLog(s)
 		return true
@@ -77,7 +77,7 @@ func (a *analyzer) sanitizerKind() bool {
 
 // addressSanitizer classifies an ASan abort from the core: the report
 // ASan was writing is still in its frames' stack memory (asanreport.go).
-func (a *analyzer) addressSanitizer() bool {
+func (a *Reader) addressSanitizer() bool {
 	access, size, check := a.asanCheckFrame()
 	inRuntime := check
 	if !inRuntime {
@@ -104,7 +104,7 @@ func (a *analyzer) addressSanitizer() bool {
 
 // sanitizerLog classifies from the sanitizer's own report (its log given
 // with the core).
-func (a *analyzer) sanitizerLog(s *model.SanitizerReport) {
+func (a *Reader) sanitizerLog(s *model.SanitizerReport) {
 	access, size, check := a.asanCheckFrame()
 	if check {
 		a.evidence("the stack goes through __asan_report_%s%d: AddressSanitizer's check of %s %d-byte %s failed there", map[string]string{"read": "load", "write": "store"}[access], size, article(size), size, access)
@@ -134,9 +134,9 @@ func (a *analyzer) sanitizerLog(s *model.SanitizerReport) {
 }
 
 // asanCheckFrame finds __asan_report_<load|store><N> on the stack.
-func (a *analyzer) asanCheckFrame() (access string, size int, ok bool) {
+func (a *Reader) asanCheckFrame() (access string, size int, ok bool) {
 	for _, f := range a.frames[a.start:] {
-		m := asanCheck.FindStringSubmatch(baseName(f.Function))
+		m := asanCheck.FindStringSubmatch(BaseName(f.Function))
 		if m == nil {
 			continue
 		}
@@ -168,7 +168,7 @@ func sanitizerBugKind(s *model.SanitizerReport) string {
 		strings.Contains(bug, "bad-free"):
 		return model.KindHeapCorruption
 	case bug == "SEGV":
-		if v, ok := parseHex(s.Address); ok && v < nullLimit {
+		if v, ok := ParseHex(s.Address); ok && v < NullLimit {
 			return model.KindNullDeref
 		}
 		return model.KindWildPointer

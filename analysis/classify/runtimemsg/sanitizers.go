@@ -1,4 +1,4 @@
-package classify
+package runtimemsg
 
 import (
 	"fmt"
@@ -42,10 +42,10 @@ var ubsanChecks = map[string]string{
 }
 
 // undefinedBehavior classifies an abort from UBSan's handlers.
-func (a *analyzer) undefinedBehavior() bool {
+func (a *Reader) undefinedBehavior() bool {
 	for i := a.start; i < len(a.frames); i++ {
 		f := a.frames[i]
-		m := ubsanHandler.FindStringSubmatch(baseName(f.Function))
+		m := ubsanHandler.FindStringSubmatch(BaseName(f.Function))
 		if m == nil {
 			continue
 		}
@@ -59,7 +59,7 @@ func (a *analyzer) undefinedBehavior() bool {
 			what = strings.ReplaceAll(check, "_", " ")
 		}
 		a.cls.Kind = model.KindUndefinedBehavior
-		a.evidence("the stack goes through %s: UndefinedBehaviorSanitizer's %s check failed, and -fno-sanitize-recover made it abort", baseName(f.Function), check)
+		a.evidence("the stack goes through %s: UndefinedBehaviorSanitizer's %s check failed, and -fno-sanitize-recover made it abort", BaseName(f.Function), check)
 		a.cls.Summary = fmt.Sprintf("UndefinedBehaviorSanitizer: %s in %s; its report on stderr gives the operands.", what, a.where())
 		return true
 	}
@@ -79,9 +79,9 @@ var tsanReports = []struct{ fn, what string }{
 }
 
 // threadSanitizer classifies an abort from ThreadSanitizer's report path.
-func (a *analyzer) threadSanitizer() bool {
+func (a *Reader) threadSanitizer() bool {
 	for _, f := range a.frames[a.start:] {
-		fn := baseName(f.Function)
+		fn := BaseName(f.Function)
 		for _, r := range tsanReports {
 			if fn != r.fn {
 				continue
@@ -100,9 +100,9 @@ func (a *analyzer) threadSanitizer() bool {
 }
 
 // memorySanitizer classifies an abort from MSan's warning.
-func (a *analyzer) memorySanitizer() bool {
+func (a *Reader) memorySanitizer() bool {
 	for _, f := range a.frames[a.start:] {
-		fn := baseName(f.Function)
+		fn := BaseName(f.Function)
 		if !strings.HasPrefix(fn, "__msan_warning") && fn != "__msan::ReportUMR" && fn != "__msan::PrintWarningWithOrigin" {
 			continue
 		}
@@ -117,9 +117,9 @@ func (a *analyzer) memorySanitizer() bool {
 // leakSanitizer classifies the abort of LeakSanitizer's check at exit:
 // there is no culprit frame, the leaks' allocation stacks are in its
 // report.
-func (a *analyzer) leakSanitizer() bool {
+func (a *Reader) leakSanitizer() bool {
 	for _, f := range a.frames[a.start:] {
-		fn := baseName(f.Function)
+		fn := BaseName(f.Function)
 		if fn != "__lsan::DoLeakCheck" && fn != "__lsan::HandleLeaks" && fn != "__lsan::DoRecoverableLeakCheck" {
 			continue
 		}

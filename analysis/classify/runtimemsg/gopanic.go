@@ -1,4 +1,4 @@
-package classify
+package runtimemsg
 
 import (
 	"fmt"
@@ -24,9 +24,9 @@ var goPanicCauses = map[string]struct{ kind, what string }{
 	"runtime.throw":         {model.KindWildPointer, "unexpected fault address"},
 }
 
-// goPanic classifies a Go runtime's fatal panic and reports whether the
+// GoPanic classifies a Go runtime's fatal panic and reports whether the
 // stack is one.
-func (a *analyzer) goPanic() bool {
+func (a *Reader) GoPanic() bool {
 	if _, fatal := a.hasFrame(map[string]bool{"runtime.fatalpanic": true, "runtime.fatalthrow": true}); !fatal {
 		return false
 	}
@@ -34,7 +34,7 @@ func (a *analyzer) goPanic() bool {
 	if s := a.frameIndex("runtime.sigpanic"); s >= 0 {
 		cause := goPanicCauses["runtime.throw"]
 		for _, f := range a.frames[a.start:s] {
-			if c, ok := goPanicCauses[baseName(f.Function)]; ok {
+			if c, ok := goPanicCauses[BaseName(f.Function)]; ok {
 				cause = c
 			}
 		}
@@ -50,9 +50,9 @@ func (a *analyzer) goPanic() bool {
 
 // frameIndex is the index of the first frame past the handler running
 // function fn, or -1.
-func (a *analyzer) frameIndex(fn string) int {
+func (a *Reader) frameIndex(fn string) int {
 	for i := a.start; i < len(a.frames); i++ {
-		if baseName(a.frames[i].Function) == fn {
+		if BaseName(a.frames[i].Function) == fn {
 			return i
 		}
 	}

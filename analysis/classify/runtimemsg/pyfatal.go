@@ -1,4 +1,4 @@
-package classify
+package runtimemsg
 
 import (
 	"fmt"
@@ -24,12 +24,12 @@ var pythonFatalFunctions = map[string]struct{ funcReg, msgReg string }{
 	"_Py_FatalRefcountErrorFunc": {"rdi", "rsi"},
 }
 
-// pythonFatal classifies a CPython fatal error and reports whether the
+// PythonFatal classifies a CPython fatal error and reports whether the
 // stack has one.
-func (a *analyzer) pythonFatal() bool {
+func (a *Reader) PythonFatal() bool {
 	k := -1
 	for i := a.start; i < len(a.frames); i++ {
-		if _, ok := pythonFatalFunctions[baseName(a.frames[i].Function)]; ok {
+		if _, ok := pythonFatalFunctions[BaseName(a.frames[i].Function)]; ok {
 			k = i
 			break
 		}
@@ -38,8 +38,8 @@ func (a *analyzer) pythonFatal() bool {
 		return false
 	}
 	a.cls.Kind = model.KindAssertion
-	a.noForeignNote = true
-	a.evidence("the stack goes through %s: CPython found its own state broken and aborted (a fatal error)", baseName(a.frames[k].Function))
+	*a.noForeignNote = true
+	a.evidence("the stack goes through %s: CPython found its own state broken and aborted (a fatal error)", BaseName(a.frames[k].Function))
 	msg := a.pythonFatalMessage(k)
 	if msg != "" {
 		a.cls.Message = "Fatal Python error: " + msg
@@ -55,25 +55,15 @@ func (a *analyzer) pythonFatal() bool {
 	return true
 }
 
-// exitTime reports whether the crashing stack runs exit handlers.
-func (a *analyzer) exitTime() bool {
-	for _, f := range a.frames[a.start:] {
-		if exitFunctions[baseName(f.Function)] {
-			return true
-		}
-	}
-	return false
-}
-
 // pythonFatalMessage reads "FUNC: MSG" from the constants the callers of
 // frame k (and of the frames it passes them on to) set up.
-func (a *analyzer) pythonFatalMessage(k int) string {
+func (a *Reader) pythonFatalMessage(k int) string {
 	if a.p == nil || !a.x86() {
 		return ""
 	}
 	var fn, msg string
 	for i := k; i < len(a.frames)-1 && i < k+3 && (fn == "" || msg == ""); i++ {
-		regs, ok := pythonFatalFunctions[baseName(a.frames[i].Function)]
+		regs, ok := pythonFatalFunctions[BaseName(a.frames[i].Function)]
 		if i > k && !ok {
 			regs = struct{ funcReg, msgReg string }{"rdi", ""} // a helper passing func on
 		}

@@ -1,4 +1,4 @@
-package classify
+package runtimemsg
 
 import (
 	"fmt"
@@ -20,17 +20,17 @@ import (
 // glibcxxAssertFunctions report a failed _GLIBCXX_ASSERTIONS check.
 var glibcxxAssertFunctions = map[string]bool{"std::__glibcxx_assert_fail": true, "std::__replacement_assert": true}
 
-// libstdcxxCheck classifies a failed libstdc++ assertion or debug-mode
+// LibstdcxxCheck classifies a failed libstdc++ assertion or debug-mode
 // check and reports whether the stack has one.
-func (a *analyzer) libstdcxxCheck() bool {
+func (a *Reader) LibstdcxxCheck() bool {
 	for i := a.start; i < len(a.frames); i++ {
-		if glibcxxAssertFunctions[baseName(a.frames[i].Function)] {
+		if glibcxxAssertFunctions[BaseName(a.frames[i].Function)] {
 			a.glibcxxAssert(i)
 			return true
 		}
 	}
 	for _, f := range a.frames[a.start:] {
-		if baseName(f.Function) == "__gnu_debug::_Error_formatter::_M_error" || debugModeFile.MatchString(f.File) {
+		if BaseName(f.Function) == "__gnu_debug::_Error_formatter::_M_error" || debugModeFile.MatchString(f.File) {
 			a.debugModeCheck()
 			return true
 		}
@@ -45,9 +45,9 @@ var debugModeFile = lazyregexp.New(`/c\+\+/[0-9.]+/debug/`)
 // __glibcxx_assert_fail frame is frame i; its caller set up the arguments
 // (file in %rdi, line in %esi, function in %rdx, condition in %rcx) as
 // constants right before the call.
-func (a *analyzer) glibcxxAssert(i int) {
+func (a *Reader) glibcxxAssert(i int) {
 	a.cls.Kind = model.KindAssertion
-	a.evidence("the stack goes through %s: a _GLIBCXX_ASSERTIONS precondition of the C++ standard library failed", baseName(a.frames[i].Function))
+	a.evidence("the stack goes through %s: a _GLIBCXX_ASSERTIONS precondition of the C++ standard library failed", BaseName(a.frames[i].Function))
 	cond, msg := a.glibcxxAssertText(i)
 	if msg != "" {
 		a.cls.Message = msg
@@ -62,7 +62,7 @@ func (a *analyzer) glibcxxAssert(i int) {
 
 // glibcxxAssertText reads __glibcxx_assert_fail's arguments at frame i's
 // call site: the condition and the message libstdc++ prints.
-func (a *analyzer) glibcxxAssertText(i int) (cond, msg string) {
+func (a *Reader) glibcxxAssertText(i int) (cond, msg string) {
 	if i+1 >= len(a.frames) || a.p == nil || !a.x86() {
 		return "", ""
 	}
@@ -81,7 +81,7 @@ func (a *analyzer) glibcxxAssertText(i int) (cond, msg string) {
 
 // callArguments reads the code before a call's return address ret and
 // returns the registers it set to constants (disasm.CallArguments).
-func (a *analyzer) callArguments(ret uint64) map[string]uint64 {
+func (a *Reader) callArguments(ret uint64) map[string]uint64 {
 	code := make([]byte, 64)
 	if ret < uint64(len(code)) {
 		return nil
@@ -116,7 +116,7 @@ const errorFormatterSymbol = "_ZZN11__gnu_debug16_Error_formatter5_S_atEPKcjS2_E
 
 // debugModeCheck classifies a failed _GLIBCXX_DEBUG check, with the
 // message its _Error_formatter holds.
-func (a *analyzer) debugModeCheck() {
+func (a *Reader) debugModeCheck() {
 	a.cls.Kind = model.KindAssertion
 	a.evidence("the stack goes through libstdc++'s debug mode (_GLIBCXX_DEBUG): a safe container or iterator check failed")
 	msg := a.errorFormatterText()
@@ -132,12 +132,12 @@ func (a *analyzer) debugModeCheck() {
 // libraryCallee names the standard-library function the culprit called
 // where the crash is ("std::vector::operator[], called from "), "" when
 // the crash point is the culprit.
-func (a *analyzer) libraryCallee() string {
+func (a *Reader) libraryCallee() string {
 	cp := a.crashPoint()
 	if cp < 0 || cp == a.cls.CulpritFrame {
 		return ""
 	}
-	return baseName(a.frames[cp].Function) + ", called from "
+	return BaseName(a.frames[cp].Function) + ", called from "
 }
 
 // efPlaceholder is a parameter reference in an _Error_formatter message:
@@ -146,7 +146,7 @@ var efPlaceholder = lazyregexp.New(`%([1-9])(?:\.([a-z_]+))?;`)
 
 // errorFormatterText renders the _Error_formatter's message with its
 // integer and string parameters, "" when it cannot be read.
-func (a *analyzer) errorFormatterText() string {
+func (a *Reader) errorFormatterText() string {
 	if a.p == nil {
 		return ""
 	}
@@ -158,8 +158,8 @@ func (a *analyzer) errorFormatterText() string {
 	if n, _ := a.p.ReadMemory(ef, buf); n < len(buf) {
 		return ""
 	}
-	text, ok := a.readCString(le64(buf[efText:]), 1024)
-	num := int(uint32(le64(buf[efNum:])))
+	text, ok := a.readCString(Le64(buf[efText:]), 1024)
+	num := int(uint32(Le64(buf[efNum:])))
 	if !ok || text == "" || num > efMaxParams {
 		return ""
 	}
@@ -176,14 +176,14 @@ func (a *analyzer) errorFormatterText() string {
 
 // errorParameter renders one _Parameter: its value for an integer or a
 // string, its name for a field reference or another kind.
-func (a *analyzer) errorParameter(p []byte, field string) string {
-	kind, name := uint32(le64(p)), le64(p[8:])
+func (a *Reader) errorParameter(p []byte, field string) string {
+	kind, name := uint32(Le64(p)), Le64(p[8:])
 	if field == "" {
 		switch kind {
 		case efInteger:
-			return strconv.FormatInt(int64(le64(p[16:])), 10)
+			return strconv.FormatInt(int64(Le64(p[16:])), 10)
 		case efString:
-			if s, ok := a.readCString(le64(p[16:]), 256); ok {
+			if s, ok := a.readCString(Le64(p[16:]), 256); ok {
 				return s
 			}
 		}

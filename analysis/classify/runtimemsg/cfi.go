@@ -1,4 +1,4 @@
-package classify
+package runtimemsg
 
 import (
 	"fmt"
@@ -41,10 +41,10 @@ func ubsanTrapID(code []byte) (int, bool) {
 	return 0, false
 }
 
-// sanitizerTrap classifies a sanitizer check compiled as a trap and
+// SanitizerTrap classifies a sanitizer check compiled as a trap and
 // reports whether code (at the pc) is one: a CFI check is a
 // cfi-violation, any other an undefined-behavior check.
-func (a *analyzer) sanitizerTrap(code []byte) bool {
+func (a *Reader) SanitizerTrap(code []byte) bool {
 	id, ok := ubsanTrapID(code)
 	if !ok || id >= len(clangSanitizerChecks) {
 		return false
@@ -57,7 +57,7 @@ func (a *analyzer) sanitizerTrap(code []byte) bool {
 		return true
 	}
 	a.cls.Kind = model.KindUndefinedBehavior
-	a.cls.Summary = fmt.Sprintf("UndefinedBehaviorSanitizer trap (-fsanitize-trap): %s in %s.", orDefault(ubsanChecks[check], check), a.where())
+	a.cls.Summary = fmt.Sprintf("UndefinedBehaviorSanitizer trap (-fsanitize-trap): %s in %s.", OrDefault(ubsanChecks[check], check), a.where())
 	return true
 }
 
@@ -75,9 +75,9 @@ var cfiCheckKinds = []string{"a virtual call on an object that is not a %s",
 // __ubsan_handle_cfi_check_fail on the stack as frame i. Its caller passed
 // the CFICheckFailData { u8 CheckKind; SourceLocation Loc; const
 // TypeDescriptor &Type; } in %rdi, a constant set up before the call.
-func (a *analyzer) cfiFromHandler(i int) {
+func (a *Reader) cfiFromHandler(i int) {
 	a.cls.Kind = model.KindCFIViolation
-	a.evidence("the stack goes through %s: a control-flow-integrity check (-fsanitize=cfi) failed and its runtime aborted", baseName(a.frames[i].Function))
+	a.evidence("the stack goes through %s: a control-flow-integrity check (-fsanitize=cfi) failed and its runtime aborted", BaseName(a.frames[i].Function))
 	what, typ := a.cfiCheckData(i)
 	if typ == "" {
 		a.cls.Summary = fmt.Sprintf("Control-flow integrity check failed in %s: an indirect call or cast through a pointer whose target's type is not the one the code expects; the runtime's report on stderr names it.", a.where())
@@ -89,7 +89,7 @@ func (a *analyzer) cfiFromHandler(i int) {
 
 // cfiCheckData reads the check kind and the expected type's name from the
 // CFICheckFailData the handler at frame i was called with.
-func (a *analyzer) cfiCheckData(i int) (what, typ string) {
+func (a *Reader) cfiCheckData(i int) (what, typ string) {
 	if i+1 >= len(a.frames) || a.p == nil || !a.x86() {
 		return "", ""
 	}
@@ -102,7 +102,7 @@ func (a *analyzer) cfiCheckData(i int) (what, typ string) {
 		return "", ""
 	}
 	kind := int(b[0])
-	desc := le64(b[24:])
+	desc := Le64(b[24:])
 	// TypeDescriptor { u16 TypeKind; u16 TypeInfo; char TypeName[]; }
 	name, ok := a.readCString(desc+4, 512)
 	if !ok || kind >= len(cfiCheckKinds) || !strings.HasPrefix(name, "'") {

@@ -1,4 +1,4 @@
-package classify
+package runtimemsg
 
 import (
 	"fmt"
@@ -73,7 +73,7 @@ const asanScan = 64 << 10
 // asanReportInMemory finds ASan's ErrorGeneric in the crashing thread's
 // stack: a word pointing at one of the bug_descr strings, with a plausible
 // access size before it.
-func (a *analyzer) asanReportInMemory() (asanReport, bool) {
+func (a *Reader) asanReportInMemory() (asanReport, bool) {
 	if a.p == nil || len(a.frames) == 0 || a.frames[0].Regs == nil || !a.x86() {
 		return asanReport{}, false
 	}
@@ -81,19 +81,19 @@ func (a *analyzer) asanReportInMemory() (asanReport, bool) {
 	buf := make([]byte, asanScan)
 	n := a.readAvailable(rsp, buf)
 	for off := 40; off+16 <= n; off += 8 {
-		p := le64(buf[off:])
-		if p < nullLimit {
+		p := Le64(buf[off:])
+		if p < NullLimit {
 			continue
 		}
 		name, ok := a.readCString(p, 40)
 		if !ok || !asanBugNames[name] {
 			continue
 		}
-		size := le64(buf[off-8:])
+		size := Le64(buf[off-8:])
 		if size == 0 || size > 1<<20 {
 			continue
 		}
-		r := asanReport{bug: name, accessSize: size, pc: le64(buf[off-32:]), write: buf[off+8] != 0,
+		r := asanReport{bug: name, accessSize: size, pc: Le64(buf[off-32:]), write: buf[off+8] != 0,
 			shadow: buf[off+9], shadowFrom: "ASan's report"}
 		a.asanAddress(&r, buf[:n], off)
 		return r, true
@@ -103,7 +103,7 @@ func (a *analyzer) asanReportInMemory() (asanReport, bool) {
 
 // readAvailable reads as much of [addr, addr+len(buf)) as the core holds
 // from addr on, in pages; it returns how many bytes it read.
-func (a *analyzer) readAvailable(addr uint64, buf []byte) int {
+func (a *Reader) readAvailable(addr uint64, buf []byte) int {
 	n := 0
 	for n < len(buf) {
 		end := min(len(buf), n+4096-int((addr+uint64(n))%4096))
@@ -124,24 +124,24 @@ var asanAddressKinds = map[uint32]string{2: "heap", 3: "stack", 4: "global"}
 // report's pc: its kind, then the address, checked against what follows
 // it for that kind (a heap chunk access repeats the address four words
 // on; a global's description is followed by the global's extent).
-func (a *analyzer) asanAddress(r *asanReport, buf []byte, bugOff int) {
+func (a *Reader) asanAddress(r *asanReport, buf []byte, bugOff int) {
 	for off := bugOff - 40; off >= 8 && off >= bugOff-8*160; off -= 8 {
-		kind, ok := asanAddressKinds[uint32(le64(buf[off-8:]))]
+		kind, ok := asanAddressKinds[uint32(Le64(buf[off-8:]))]
 		if !ok {
 			continue
 		}
-		addr := le64(buf[off:])
-		if addr < nullLimit || !canonical(addr) || off+48 > len(buf) {
+		addr := Le64(buf[off:])
+		if addr < NullLimit || !Canonical(addr) || off+48 > len(buf) {
 			continue
 		}
 		switch kind {
 		case "heap":
-			ok = le64(buf[off+32:]) == addr
+			ok = Le64(buf[off+32:]) == addr
 		case "global":
-			beg, withRedzone := le64(buf[off+8:]), le64(buf[off+32:])
+			beg, withRedzone := Le64(buf[off+8:]), Le64(buf[off+32:])
 			ok = beg <= addr && addr < beg+withRedzone
 		case "stack":
-			ok = le64(buf[off+16:]) < 1<<20 // the offset in its frame
+			ok = Le64(buf[off+16:]) < 1<<20 // the offset in its frame
 		}
 		if ok {
 			r.addr, r.hasAddr, r.addressKind = addr, true, kind
@@ -155,7 +155,7 @@ func (a *analyzer) asanAddress(r *asanReport, buf []byte, bugOff int) {
 
 // shadowByte reads ASan's shadow byte of addr from the core; a partially
 // addressable granule (1-7) is followed by the next one, as ASan does.
-func (a *analyzer) shadowByte(addr uint64) (byte, bool) {
+func (a *Reader) shadowByte(addr uint64) (byte, bool) {
 	var b [2]byte
 	if n, _ := a.p.ReadMemory(addr>>3+asanShadowOffset, b[:]); n < 2 || b[0] == 0 {
 		return 0, false
@@ -167,7 +167,7 @@ func (a *analyzer) shadowByte(addr uint64) (byte, bool) {
 }
 
 // asanFromMemory classifies the bug ASan's report in memory names.
-func (a *analyzer) asanFromMemory(r asanReport, access string, size int, check bool) {
+func (a *Reader) asanFromMemory(r asanReport, access string, size int, check bool) {
 	sr := &model.SanitizerReport{Tool: "AddressSanitizer", Bug: r.bug}
 	a.cls.Kind = sanitizerBugKind(sr)
 	at := ""

@@ -1,4 +1,4 @@
-package classify
+package runtimemsg
 
 import (
 	"fmt"
@@ -36,9 +36,9 @@ var rustRuntimePrefixes = []string{"std::panicking::", "core::panicking::", "pan
 	"std::sys_common::backtrace::", "std::rt::", "rust_begin_unwind", "rust_panic", "__rust_start_panic",
 	"__rust_end_short_backtrace", "_rust_end_short_backtrace", "__rust_begin_short_backtrace", "_rust_begin_short_backtrace"}
 
-// isRustRuntime reports whether fn (a base name) is Rust's panic or
+// IsRustRuntime reports whether fn (a base name) is Rust's panic or
 // start-up machinery.
-func isRustRuntime(fn string) bool {
+func IsRustRuntime(fn string) bool {
 	for _, p := range rustRuntimePrefixes {
 		if strings.HasPrefix(fn, p) {
 			return true
@@ -47,19 +47,19 @@ func isRustRuntime(fn string) bool {
 	return false
 }
 
-// rustLibraryFile matches the Rust standard library's sources as its
+// RustLibraryFile matches the Rust standard library's sources as its
 // DWARF names them: relative to the rustc source tree ("library/core/src/
 // result.rs"), or under it once monomorphised into the program
 // ("/usr/src/rustc-1.63.0/library/...", rustup's "/rustc/HASH/library/...").
-var rustLibraryFile = lazyregexp.New(`^(?:/usr/src/rustc-[^/]+/|/rustc/[0-9a-f]+/)?library/(?:core|std|alloc|panic_abort|panic_unwind|proc_macro|test)/src/`)
+var RustLibraryFile = lazyregexp.New(`^(?:/usr/src/rustc-[^/]+/|/rustc/[0-9a-f]+/)?library/(?:core|std|alloc|panic_abort|panic_unwind|proc_macro|test)/src/`)
 
-// rustPanic classifies a Rust panic that aborted (panic=abort), reading
+// RustPanic classifies a Rust panic that aborted (panic=abort), reading
 // its message and location from memory, and reports whether the stack is
 // one.
-func (a *analyzer) rustPanic() bool {
+func (a *Reader) RustPanic() bool {
 	k := -1
 	for i, f := range a.frames[a.start:] {
-		if rustPanicFunctions[baseName(f.Function)] {
+		if rustPanicFunctions[BaseName(f.Function)] {
 			k = a.start + i
 			break
 		}
@@ -68,7 +68,7 @@ func (a *analyzer) rustPanic() bool {
 		return false
 	}
 	a.cls.Kind = model.KindPanic
-	a.evidence("the stack goes through %s: a Rust panic, which panic=abort ends with abort()", baseName(a.frames[k].Function))
+	a.evidence("the stack goes through %s: a Rust panic, which panic=abort ends with abort()", BaseName(a.frames[k].Function))
 	msg, loc := a.rustPanicText()
 	if msg != "" {
 		a.cls.Message = msg
@@ -103,15 +103,15 @@ type Locator interface {
 
 // rustPanicText finds the panic's Arguments and Location in the stack
 // memory of the crashing thread's frames and renders them.
-func (a *analyzer) rustPanicText() (msg, loc string) {
+func (a *Reader) rustPanicText() (msg, loc string) {
 	if a.p == nil || len(a.frames) == 0 || a.frames[0].Regs == nil {
 		return "", ""
 	}
 	buf := make([]byte, asanScan)
 	n := a.readAvailable(a.frames[0].Regs["rsp"], buf)
 	for off := 0; off+8 <= n && (msg == "" || loc == ""); off += 8 {
-		p := le64(buf[off:])
-		if p < nullLimit || !canonical(p) {
+		p := Le64(buf[off:])
+		if p < NullLimit || !Canonical(p) {
 			continue
 		}
 		if loc == "" {
@@ -126,13 +126,13 @@ func (a *analyzer) rustPanicText() (msg, loc string) {
 
 // rustLocation renders the core::panic::Location at p as "src/main.rs:18:22",
 // "" when p does not point at one.
-func (a *analyzer) rustLocation(p uint64) string {
+func (a *Reader) rustLocation(p uint64) string {
 	var b [24]byte
 	if n, _ := a.p.ReadMemory(p, b[:]); n < len(b) {
 		return ""
 	}
-	file, ok := a.rustStr(le64(b[0:]), le64(b[8:]))
-	line, col := uint32(le64(b[16:])), uint32(le64(b[16:])>>32)
+	file, ok := a.rustStr(Le64(b[0:]), Le64(b[8:]))
+	line, col := uint32(Le64(b[16:])), uint32(Le64(b[16:])>>32)
 	if !ok || !strings.HasSuffix(file, ".rs") || line == 0 || line > 10_000_000 || col == 0 || col > 100_000 {
 		return ""
 	}
@@ -140,8 +140,8 @@ func (a *analyzer) rustLocation(p uint64) string {
 }
 
 // rustStr reads the &str (ptr, len): printable UTF-8 of at most 4 KiB.
-func (a *analyzer) rustStr(ptr, n uint64) (string, bool) {
-	if ptr < nullLimit || n > 4096 {
+func (a *Reader) rustStr(ptr, n uint64) (string, bool) {
+	if ptr < NullLimit || n > 4096 {
 		return "", false
 	}
 	b := make([]byte, n)
@@ -166,13 +166,13 @@ const maxPanicPieces = 32
 // rustArguments renders the core::fmt::Arguments at p (pieces and
 // arguments interleaved, as Display without format specs does), "" when
 // p does not point at one.
-func (a *analyzer) rustArguments(p uint64) string {
+func (a *Reader) rustArguments(p uint64) string {
 	var h [48]byte
 	if n, _ := a.p.ReadMemory(p, h[:]); n < len(h) {
 		return ""
 	}
-	pieces, npieces := le64(h[0:]), le64(h[8:])
-	specs, args, nargs := le64(h[16:]), le64(h[32:]), le64(h[40:])
+	pieces, npieces := Le64(h[0:]), Le64(h[8:])
+	specs, args, nargs := Le64(h[16:]), Le64(h[32:]), Le64(h[40:])
 	if npieces == 0 || npieces > maxPanicPieces || nargs > maxPanicPieces || specs != 0 || npieces < nargs || npieces > nargs+1 {
 		return ""
 	}
@@ -182,7 +182,7 @@ func (a *analyzer) rustArguments(p uint64) string {
 		if n, _ := a.p.ReadMemory(pieces+16*i, s[:]); n < len(s) {
 			return ""
 		}
-		piece, ok := a.rustStr(le64(s[0:]), le64(s[8:]))
+		piece, ok := a.rustStr(Le64(s[0:]), Le64(s[8:]))
 		if !ok {
 			return ""
 		}
@@ -203,12 +203,12 @@ var rustIntFormatter = lazyregexp.New(`Display for (u8|u16|u32|u64|usize|i8|i16|
 
 // rustArgument renders one ArgumentV1 { value: &T, formatter: fn }: an
 // integer or a &str by its formatter, "…" for anything else.
-func (a *analyzer) rustArgument(p uint64) string {
+func (a *Reader) rustArgument(p uint64) string {
 	var b [16]byte
 	if n, _ := a.p.ReadMemory(p, b[:]); n < len(b) {
 		return "…"
 	}
-	value, formatter := le64(b[0:]), le64(b[8:])
+	value, formatter := Le64(b[0:]), Le64(b[8:])
 	name := ""
 	if sn, ok := a.p.(SymbolNamer); ok {
 		name = sn.SymbolName(formatter) // DWARF names the impl {impl#N}
@@ -227,7 +227,7 @@ func (a *analyzer) rustArgument(p uint64) string {
 	if strings.Contains(name, "Display") || strings.HasSuffix(name, "::fmt<str>") || strings.HasSuffix(name, "::fmt<&str>") {
 		var s [16]byte
 		if n, _ := a.p.ReadMemory(value, s[:]); n == len(s) {
-			if str, ok := a.rustStr(le64(s[0:]), le64(s[8:])); ok {
+			if str, ok := a.rustStr(Le64(s[0:]), Le64(s[8:])); ok {
 				return str
 			}
 		}
@@ -236,7 +236,7 @@ func (a *analyzer) rustArgument(p uint64) string {
 }
 
 // rustInt reads an integer of Rust type typ at p as decimal.
-func (a *analyzer) rustInt(p uint64, typ string) (string, bool) {
+func (a *Reader) rustInt(p uint64, typ string) (string, bool) {
 	size := map[string]int{"u8": 1, "i8": 1, "u16": 2, "i16": 2, "u32": 4, "i32": 4}[typ]
 	if size == 0 {
 		size = 8
@@ -245,7 +245,7 @@ func (a *analyzer) rustInt(p uint64, typ string) (string, bool) {
 	if n, _ := a.p.ReadMemory(p, b[:size]); n < size {
 		return "", false
 	}
-	v := le64(b[:])
+	v := Le64(b[:])
 	if typ[0] == 'i' {
 		shift := 64 - 8*uint(size)
 		return strconv.FormatInt(int64(v<<shift)>>shift, 10), true
