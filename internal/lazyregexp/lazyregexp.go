@@ -15,29 +15,20 @@ import (
 // Regexp is a regular expression compiled when first used. The expression
 // must compile (as with regexp.MustCompile, a bad one panics, on first use).
 type Regexp struct {
-	expr string
-	re   func() *regexp.Regexp
+	re func() *regexp.Regexp
 }
 
 // New returns the pattern expr, compiled on first use.
 func New(expr string) *Regexp {
-	return &Regexp{expr: expr, re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+	return &Regexp{re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
 }
-
-// Regexp is the compiled pattern.
-func (r *Regexp) Regexp() *regexp.Regexp { return r.re() }
 
 // The methods of regexp.Regexp the callers use.
 
-func (r *Regexp) String() string                       { return r.expr }
-func (r *Regexp) MatchString(s string) bool            { return r.re().MatchString(s) }
-func (r *Regexp) Match(b []byte) bool                  { return r.re().Match(b) }
-func (r *Regexp) FindString(s string) string           { return r.re().FindString(s) }
-func (r *Regexp) FindStringIndex(s string) []int       { return r.re().FindStringIndex(s) }
-func (r *Regexp) FindStringSubmatch(s string) []string { return r.re().FindStringSubmatch(s) }
-func (r *Regexp) FindStringSubmatchIndex(s string) []int {
-	return r.re().FindStringSubmatchIndex(s)
-}
+func (r *Regexp) MatchString(s string) bool              { return r.re().MatchString(s) }
+func (r *Regexp) FindString(s string) string             { return r.re().FindString(s) }
+func (r *Regexp) FindStringIndex(s string) []int         { return r.re().FindStringIndex(s) }
+func (r *Regexp) FindStringSubmatch(s string) []string   { return r.re().FindStringSubmatch(s) }
 func (r *Regexp) FindAllString(s string, n int) []string { return r.re().FindAllString(s, n) }
 func (r *Regexp) FindAllStringIndex(s string, n int) [][]int {
 	return r.re().FindAllStringIndex(s, n)
@@ -45,18 +36,10 @@ func (r *Regexp) FindAllStringIndex(s string, n int) [][]int {
 func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return r.re().FindAllStringSubmatch(s, n)
 }
-func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	return r.re().FindAllStringSubmatchIndex(s, n)
-}
-func (r *Regexp) FindSubmatch(b []byte) [][]byte             { return r.re().FindSubmatch(b) }
-func (r *Regexp) FindAllSubmatch(b []byte, n int) [][][]byte { return r.re().FindAllSubmatch(b, n) }
+func (r *Regexp) FindSubmatch(b []byte) [][]byte { return r.re().FindSubmatch(b) }
 func (r *Regexp) ReplaceAllString(src, repl string) string {
 	return r.re().ReplaceAllString(src, repl)
 }
 func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {
 	return r.re().ReplaceAllStringFunc(src, repl)
 }
-func (r *Regexp) SubexpIndex(name string) int    { return r.re().SubexpIndex(name) }
-func (r *Regexp) SubexpNames() []string          { return r.re().SubexpNames() }
-func (r *Regexp) NumSubexp() int                 { return r.re().NumSubexp() }
-func (r *Regexp) Split(s string, n int) []string { return r.re().Split(s, n) }
