@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -195,10 +196,18 @@ func (m *measurement) checkTargets(tb testing.TB) {
 }
 
 // measure runs a command and records its wall time, CPU time and peak RSS
-// (its own and its reaped children's, as wait4 reports them).
+// (its own and its reaped children's). The command runs under GNU time:
+// ru_maxrss of a Go process's direct child is wrong, since Go starts
+// children with vfork and exec leaves the parent's peak in the child's
+// figure (every command read the test process's ~80 MiB).
 func measure(tb testing.TB, name string, env []string, exe string, args ...string) run {
 	tb.Helper()
-	cmd := exec.Command(exe, args...)
+	const gnuTime = "/usr/bin/time"
+	if _, err := os.Stat(gnuTime); err != nil {
+		tb.Fatalf("%s is missing: apt-get install time (.ci/test installs it)", gnuTime)
+	}
+	usage := filepath.Join(tb.TempDir(), "usage")
+	cmd := exec.Command(gnuTime, append([]string{"-f", "%M %U %S", "-o", usage, exe}, args...)...)
 	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -207,10 +216,16 @@ func measure(tb testing.TB, name string, env []string, exe string, args ...strin
 		tb.Fatalf("%s: %v\n%s", name, err, errb.String())
 	}
 	r := run{name: name, wall: time.Since(start), out: out.Bytes()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		r.rssMiB = float64(ru.Maxrss) / 1024
+	b, err := os.ReadFile(usage)
+	f := strings.Fields(string(b))
+	if err != nil || len(f) != 3 {
+		tb.Fatalf("%s: GNU time wrote no usage (%v): %q", name, err, b)
 	}
+	kib, _ := strconv.ParseFloat(f[0], 64)
+	user, _ := strconv.ParseFloat(f[1], 64)
+	sys, _ := strconv.ParseFloat(f[2], 64)
+	r.cpu = time.Duration((user + sys) * float64(time.Second))
+	r.rssMiB = kib / 1024
 	return r
 }
 
