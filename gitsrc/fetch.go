@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/faultline-dev/faultline/internal/lazyregexp"
+	"github.com/faultline-dev/faultline/gitsrc/moduleorigin"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -31,8 +31,8 @@ type repository struct {
 }
 
 var (
-	fullHashRE = lazyregexp.New(`^[0-9a-f]{40}$`)
-	hexRE      = lazyregexp.New(`^[0-9a-f]{7,40}$`)
+	fullHashRE = moduleorigin.FullHashRE
+	hexRE      = moduleorigin.HexRE
 )
 
 // unshallowDepth is the depth git itself sends for --unshallow.

@@ -2,17 +2,15 @@ package gitsrc
 
 import (
 	"context"
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/gitsrctest"
 )
 
 // crashWithArgs runs exe with args in dir until it crashes and returns the
@@ -35,24 +33,6 @@ func crashWithArgs(t *testing.T, dir, exe string, args ...string) string {
 		t.Fatalf("no core from %s %v: %v\n%s", exe, args, err, out)
 	}
 	return core
-}
-
-// dpkgUpstream asks dpkg-query for a package's version and returns its
-// upstream part, the oracle for what the inventory must read.
-func dpkgUpstream(t *testing.T, pkg string) string {
-	t.Helper()
-	out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
-	if err != nil {
-		t.Fatalf("dpkg-query %s: %v", pkg, err)
-	}
-	v := string(out)
-	if i := strings.IndexByte(v, ':'); i >= 0 {
-		v = v[i+1:]
-	}
-	if i := strings.IndexAny(v, "-+~"); i >= 0 {
-		v = v[:i]
-	}
-	return strings.TrimSuffix(v, ".dfsg")
 }
 
 // TestDebianLibrariesIdentified builds programs against this machine's
@@ -106,7 +86,7 @@ func TestDebianLibrariesIdentified(t *testing.T) {
 			}
 			res := resolveOffline(t, c)
 			comp := componentNamed(t, res, tc.name)
-			up := dpkgUpstream(t, tc.pkg)
+			up := gitsrctest.DpkgUpstream(t, tc.pkg)
 			if comp.Repo != tc.repo || comp.Revision != tc.tag(up) || comp.Branch == "" {
 				t.Errorf("%s: repo %s revision %s branch %q; want %s %s", tc.name, comp.Repo, comp.Revision, comp.Branch, tc.repo, tc.tag(up))
 			}
@@ -170,113 +150,6 @@ func problemFor(r *Result, module, text string) bool {
 	return false
 }
 
-// TestVersionClues reads the release of Debian's libz from the file itself
-// the three ways the registry knows, each checked against another tool:
-// its real file name (the link target), its version string (dpkg-query's
-// upstream version) and its highest ZLIB_ symbol version (objdump -T).
-func TestVersionClues(t *testing.T) {
-	real, err := filepath.EvalSymlinks("/usr/lib/x86_64-linux-gnu/libz.so.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := registryFor("/usr/lib/x86_64-linux-gnu/libz.so.1")
-	if e == nil || e.name != "zlib" {
-		t.Fatalf("registry entry for libz.so.1: %+v", e)
-	}
-	up := dpkgUpstream(t, "zlib1g")
-	if v, where := e.version.releaseFromFile(real, real); v != up || !strings.HasPrefix(where, "file name") {
-		t.Errorf("file name %s: %q from %q; want %s", real, v, where, up)
-	}
-	// A copy without the release in its name: the version string says it.
-	cp := filepath.Join(t.TempDir(), "libz.so.1")
-	b, err := os.ReadFile(real)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cp, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if v, where := e.version.releaseFromFile(cp, cp); v != up || !strings.HasPrefix(where, "version string") {
-		t.Errorf("version string: %q from %q; want %s", v, where, up)
-	}
-	out, err := exec.Command("objdump", "-T", real).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := ""
-	for _, m := range regexp.MustCompile(`ZLIB_([0-9.]+)`).FindAllStringSubmatch(string(out), -1) {
-		if want == "" || compareReleases(m[1], want) > 0 {
-			want = m[1]
-		}
-	}
-	f := openELF(t, cp)
-	if v, name := highestSymbolVersion(f, e.version.symbols); v != want || name != "ZLIB_"+want {
-		t.Errorf("symbol versions: %q (%s); objdump -T says ZLIB_%s", v, name, want)
-	}
-}
-
-// TestRegistryConventions: the registry knows at least 40 upstreams, each
-// with a repository, a default branch and tags for a release; the tag
-// conventions of the issue's examples.
-func TestRegistryConventions(t *testing.T) {
-	if len(commonUpstreams()) < 40 {
-		t.Errorf("%d common upstreams, want at least 40", len(commonUpstreams()))
-	}
-	for _, e := range allRegistry() {
-		if e.repo == nil || e.repo("1.2.3") == "" || e.revisions == nil || len(e.revisions("1.2.3")) == 0 {
-			t.Errorf("%s: no repository or tags", e.name)
-		}
-	}
-	for _, e := range commonUpstreams() {
-		if e.branch == "" {
-			t.Errorf("%s: no default branch", e.name)
-		}
-	}
-	for _, tc := range []struct {
-		name, module, version string
-		tags                  []string
-	}{
-		{"zlib", "/usr/lib/libz.so.1.2.12", "1.2.12", []string{"v1.2.12", "1.2.12"}},
-		{"curl", "/usr/lib/x86_64-linux-gnu/libcurl.so.4.8.0", "7.88.1", []string{"curl-7_88_1"}},
-		{"expat", "/lib/x86_64-linux-gnu/libexpat.so.1", "2.5.0", []string{"R_2_5_0"}},
-		{"openssl", "/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "3.0.11", []string{"openssl-3.0.11"}},
-		{"openssl", "/usr/lib/libssl.so.1.1", "1.1.1w", []string{"OpenSSL_1_1_1w"}},
-		{"glibc", "/usr/lib/x86_64-linux-gnu/libc.so.6", "2.36", []string{"glibc-2.36"}},
-		{"gcc", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", "12.2.0", []string{"releases/gcc-12.2.0"}},
-		{"cpython", "/usr/bin/python3.11", "3.11.2", []string{"v3.11.2", "3.11.2"}},
-		{"protobuf", "/usr/lib/x86_64-linux-gnu/libprotobuf.so.32.0.12", "3.21.12", []string{"v21.12", "v3.21.12"}},
-		{"llvm", "/usr/lib/llvm-14/lib/libLLVM-14.so.1", "14.0.6", []string{"llvmorg-14.0.6"}},
-		{"hdf5", "/usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5_serial.so.103", "1.10.8", []string{"hdf5-1_10_8", "hdf5_1.10.8"}},
-		{"xnnpack", "/usr/lib/x86_64-linux-gnu/libXNNPACK.so.0", "ae108ef", []string{"ae108ef"}},
-		{"pytorch", "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13", "1.13.1", []string{"v1.13.1", "1.13.1"}},
-	} {
-		e := registryFor(tc.module)
-		if e == nil || e.name != tc.name {
-			t.Errorf("%s: entry %+v, want %s", tc.module, e, tc.name)
-			continue
-		}
-		if got := e.revisions(tc.version); !reflect.DeepEqual(got, tc.tags) {
-			t.Errorf("%s %s: tags %v, want %v", tc.name, tc.version, got, tc.tags)
-		}
-	}
-	// Debian source packages name the same entries.
-	for src, name := range map[string]string{"zlib": "zlib", "python3.11": "cpython", "gcc-12": "gcc", "pytorch": "pytorch", "numpy": "numpy", "glibc": "glibc"} {
-		if e := registryFor("", src); e == nil || e.name != name {
-			t.Errorf("source package %s: %+v, want %s", src, e, name)
-		}
-	}
-}
-
-func openELF(t *testing.T, path string) *elf.File {
-	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
 // TestRuleBareReleaseFallsBack: a rule naming the release without the
 // tag's "v" ("1.0" for the tag v1.0) resolves through the tag conventions.
 func TestRuleBareReleaseFallsBack(t *testing.T) {
@@ -322,7 +195,7 @@ func TestUnpackagedLibraryIdentified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up := dpkgUpstream(t, "zlib1g")
+	up := gitsrctest.DpkgUpstream(t, "zlib1g")
 	for _, tc := range []struct{ file, origin string }{
 		{filepath.Base(real), "file name " + filepath.Base(real)},
 		{"libz.so.1", "version string"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/moduleorigin"
 	"github.com/faultline-dev/faultline/gitsrc/pkgdb"
 )
 
@@ -47,7 +48,7 @@ type moduleFacts struct {
 	// facts are what was found, each with where.
 	facts []Fact
 	// entry is the registry entry the module matched.
-	entry *registryEntry
+	entry *moduleorigin.RegistryEntry
 }
 
 // note records a fact and where it came from.
@@ -208,15 +209,15 @@ func (f *moduleFacts) fromRule(r *ComponentRule, module string, noRegistry bool)
 	f.revisions = []string{r.Revision}
 	f.note("repository", r.Repo, "config rule "+r.Module)
 	f.note("revision", r.Revision, "config rule "+r.Module)
-	if !looksLikeRelease(r.Revision) {
+	if !moduleorigin.LooksLikeRelease(r.Revision) {
 		return
 	}
 	f.version = r.Revision
-	tags := genericTags(firstNonEmpty(r.Name, strings.TrimSuffix(filepath.Base(r.Repo), ".git")))
+	tags := moduleorigin.GenericTags(firstNonEmpty(r.Name, strings.TrimSuffix(filepath.Base(r.Repo), ".git")))
 	if !noRegistry {
-		if e := registryFor(module, r.Name); e != nil {
-			f.branch = e.branch
-			for _, t := range e.revisions(r.Revision) {
+		if e := moduleorigin.RegistryFor(module, r.Name); e != nil {
+			f.branch = e.Branch
+			for _, t := range e.Revisions(r.Revision) {
 				f.revisions = appendUnique(f.revisions, t)
 			}
 		}
@@ -229,7 +230,7 @@ func (f *moduleFacts) fromRule(r *ComponentRule, module string, noRegistry bool)
 // fromPackageNote takes name, version, repository and revisions from the
 // module's .note.package (systemd's package metadata note).
 func (f *moduleFacts) fromPackageNote(file string) error {
-	n, err := ReadPackageNote(file)
+	n, err := moduleorigin.ReadPackageNote(file)
 	if err != nil || n == nil {
 		return err
 	}
@@ -266,22 +267,22 @@ func (f *moduleFacts) fromPackage() {
 // fromPython takes what the metadata of the Python distribution a module
 // under site-packages belongs to says.
 func (f *moduleFacts) fromPython(sysroot, module string) {
-	site, pkg, ok := sitePackage(module)
+	site, pkg, ok := moduleorigin.SitePackage(module)
 	if !ok {
 		return
 	}
-	pf := readPython(filepath.Join(sysroot, site), pkg)
-	if pf.dist == "" {
+	pf := moduleorigin.ReadPython(filepath.Join(sysroot, site), pkg)
+	if pf.Dist == "" {
 		return
 	}
-	f.name, f.version, f.origin = firstNonEmpty(f.name, pf.dist), firstNonEmpty(f.version, pf.version), firstNonEmpty(f.origin, "python")
-	f.repo = pf.repo
-	if pf.commit != "" {
-		f.revisions = []string{pf.commit}
+	f.name, f.version, f.origin = firstNonEmpty(f.name, pf.Dist), firstNonEmpty(f.version, pf.Version), firstNonEmpty(f.origin, "python")
+	f.repo = pf.Repo
+	if pf.Commit != "" {
+		f.revisions = []string{pf.Commit}
 	}
-	f.note("python distribution", pf.dist+" "+pf.version, "Python metadata in "+site)
-	f.note("repository", pf.repo, "direct_url.json")
-	f.note("revision", pf.commit, "Python metadata in "+site)
+	f.note("python distribution", pf.Dist+" "+pf.Version, "Python metadata in "+site)
+	f.note("repository", pf.Repo, "direct_url.json")
+	f.note("revision", pf.Commit, "Python metadata in "+site)
 }
 
 // fromRegistry fills in the repository, revisions and default branch the
@@ -293,27 +294,27 @@ func (f *moduleFacts) fromRegistry(m *analysis.Module, sysroot string) {
 	if f.pkg != nil {
 		names = append(names, f.pkg.Source, f.pkg.Name, f.pkg.UpstreamName)
 	}
-	e := registryFor(m.Path, names...)
+	e := moduleorigin.RegistryFor(m.Path, names...)
 	if e == nil {
 		return
 	}
 	f.entry = e
-	ver := firstNonEmpty(f.version, rocmPathVersion(m.Path), rocmInstallVersion(sysroot, m.Path))
+	ver := firstNonEmpty(f.version, moduleorigin.RocmPathVersion(m.Path), moduleorigin.RocmInstallVersion(sysroot, m.Path))
 	if ver == "" {
-		v, where := e.version.releaseFromFile(m.Path, moduleFile(m, sysroot))
+		v, where := e.Version.ReleaseFromFile(m.Path, moduleFile(m, sysroot))
 		f.note("version", v, where)
 		ver = v
 	}
-	if f.repo == "" && e.repo != nil {
-		f.repo = e.repo(ver)
-		f.note("repository", f.repo, "built-in registry ("+e.name+")")
+	if f.repo == "" && e.Repo != nil {
+		f.repo = e.Repo(ver)
+		f.note("repository", f.repo, "built-in registry ("+e.Name+")")
 	}
-	if len(f.revisions) == 0 && e.revisions != nil && ver != "" {
-		f.revisions = e.revisions(ver)
-		f.note("revision", strings.Join(f.revisions, " or "), "tag convention of "+e.name+" for "+ver)
+	if len(f.revisions) == 0 && e.Revisions != nil && ver != "" {
+		f.revisions = e.Revisions(ver)
+		f.note("revision", strings.Join(f.revisions, " or "), "tag convention of "+e.Name+" for "+ver)
 	}
-	f.branch = e.branch
-	f.name = e.name
+	f.branch = e.Branch
+	f.name = e.Name
 	f.version = ver
 	if f.origin == "" {
 		f.origin = "registry"
@@ -330,8 +331,8 @@ func (f *moduleFacts) fromPackageUpstream() {
 		return
 	}
 	f.repo = url
-	f.revisions = genericTags(f.pkg.UpstreamName)(f.pkg.Upstream)
-	if fullHashRE.MatchString(f.pkg.Upstream) || !looksLikeRelease(f.pkg.Upstream) && hexRE.MatchString(f.pkg.Upstream) {
+	f.revisions = moduleorigin.GenericTags(f.pkg.UpstreamName)(f.pkg.Upstream)
+	if fullHashRE.MatchString(f.pkg.Upstream) || !moduleorigin.LooksLikeRelease(f.pkg.Upstream) && hexRE.MatchString(f.pkg.Upstream) {
 		f.revisions = []string{f.pkg.Upstream}
 	}
 	f.name = firstNonEmpty(f.pkg.UpstreamName, f.name)
@@ -349,7 +350,7 @@ func addComponent(byKey map[string]*component, out []*component, f moduleFacts, 
 	if comp == nil {
 		rule := f.rule
 		if rule == "" {
-			rule = moduleRE(module)
+			rule = moduleorigin.ModuleRE(module)
 		}
 		name := firstNonEmpty(f.name, strings.TrimSuffix(filepath.Base(f.repo), ".git"))
 		comp = &component{
@@ -362,7 +363,7 @@ func addComponent(byKey map[string]*component, out []*component, f moduleFacts, 
 		byKey[key] = comp
 		out = append(out, comp)
 	} else if f.rule == "" && !strings.Contains(comp.Module, module) {
-		comp.Module += "|" + moduleRE(module)
+		comp.Module += "|" + moduleorigin.ModuleRE(module)
 	}
 	comp.lineless = comp.lineless && lineless
 	comp.Modules = append(comp.Modules, module)

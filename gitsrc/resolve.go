@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/moduleorigin"
 )
 
 // Resolve inventories the components of a crash, fetches and checks out
@@ -396,11 +397,4 @@ func (comp *component) match(file, abs string) (string, int) {
 	return comp.index.match(file)
 }
 
-func appendUnique(s []string, v string) []string {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
-}
+var appendUnique = moduleorigin.AppendUnique

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/gitsrc/moduleorigin"
 )
 
 // rpmBuildPrefix is the build directory of AMD's ROCm packages, as their
@@ -105,7 +106,7 @@ func TestROCmBuildPrefixMapsOntoCheckout(t *testing.T) {
 			t.Errorf("%s → %s (%d elements), want %s", file, got, n, want)
 		}
 	}
-	if v := rocmInstallVersion(rocmInstall(t), "/opt/rocm/lib/libamdhip64.so.6"); v != "6.2.0" {
+	if v := moduleorigin.RocmInstallVersion(rocmInstall(t), "/opt/rocm/lib/libamdhip64.so.6"); v != "6.2.0" {
 		t.Errorf(".info/version through /opt/rocm: %q", v)
 	}
 }

@@ -30,7 +30,7 @@ func TestTorchCoreIdentified(t *testing.T) {
 		{"numpy", "https://github.com/numpy/numpy", "python3-numpy", "numpy", "_multiarray_umath"},
 	} {
 		comp := componentNamed(t, res, tc.name)
-		want := "v" + dpkgUpstream(t, tc.pkg)
+		want := "v" + gitsrctest.DpkgUpstream(t, tc.pkg)
 		if comp.Repo != tc.repo || comp.Revision != want || comp.Branch != "main" {
 			t.Errorf("%s: %s @ %s (branch %s); want %s @ %s on main", tc.name, comp.Repo, comp.Revision, comp.Branch, tc.repo, want)
 		}

@@ -7,8 +7,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -116,4 +118,22 @@ func fileSHA256(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// DpkgUpstream asks dpkg-query for a package's version and returns its
+// upstream part, the oracle for what the inventory must read.
+func DpkgUpstream(t testing.TB, pkg string) string {
+	t.Helper()
+	out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
+	if err != nil {
+		t.Fatalf("dpkg-query %s: %v", pkg, err)
+	}
+	v := string(out)
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		v = v[i+1:]
+	}
+	if i := strings.IndexAny(v, "-+~"); i >= 0 {
+		v = v[:i]
+	}
+	return strings.TrimSuffix(v, ".dfsg")
 }

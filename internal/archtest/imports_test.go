@@ -96,6 +96,16 @@ var rules = []rule{
 		},
 	},
 	{
+		why:     "what a module says of its upstream is read from local files only: moduleorigin imports no git, no network and no other gitsrc package (gitsrc's inventory calls it)",
+		applies: func(p string) bool { return p == "gitsrc/moduleorigin" },
+		deps:    true,
+		forbids: func(imp string) bool {
+			l := local(imp)
+			return strings.HasPrefix(imp, module) && l != "analysis/regular" && l != "internal/lazyregexp" ||
+				strings.HasPrefix(imp, "github.com/go-git/") || imp == "net" || imp == "net/http"
+		},
+	},
+	{
 		why:     "the model is the bottom of the engine: it imports no other faultline package",
 		applies: func(p string) bool { return p == "analysis/model" },
 		deps:    true,
@@ -225,6 +235,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"analysis/classify/runtimemsg", module + "/analysis/classify"},
 		{"analysis/classify/runtimemsg", module + "/analysis/report"},
 		{"analysis/model", module + "/analysis/disasm"},
+		{"gitsrc/moduleorigin", module + "/gitsrc"},
+		{"gitsrc/moduleorigin", module + "/gitsrc/pkgdb"},
+		{"gitsrc/moduleorigin", "github.com/go-git/go-git/v5"},
+		{"gitsrc/moduleorigin", "net/http"},
 		{"analysis/logs", module + "/analysis/native"},
 		{"server", "net/http"},
 		{"server", module + "/capture"},

@@ -1,4 +1,4 @@
-package gitsrc
+package moduleorigin
 
 import (
 	"strings"
@@ -33,17 +33,17 @@ func anyTags(styles ...tagStyle) tagStyle {
 		var out []string
 		for _, s := range styles {
 			for _, t := range s(v) {
-				out = appendUnique(out, t)
+				out = AppendUnique(out, t)
 			}
 		}
 		return out
 	}
 }
 
-// genericTags are the conventions tried for a repository the registry does
+// GenericTags are the conventions tried for a repository the registry does
 // not know (a rule's bare version, a package's upstream URL): v1.2.3,
 // 1.2.3 and NAME-1.2.3.
-func genericTags(name string) tagStyle {
+func GenericTags(name string) tagStyle {
 	styles := []tagStyle{vTags}
 	if name != "" {
 		styles = append(styles, prefixTags(name+"-"))
@@ -54,8 +54,24 @@ func genericTags(name string) tagStyle {
 // releaseVersionRE is what a release version looks like after cleaning.
 var releaseVersionRE = lazyregexp.New(`^[0-9]+(\.[0-9]+)*([a-z][0-9a-z]*)?$`)
 
-// looksLikeRelease reports whether v is a plain release version that tag
+// LooksLikeRelease reports whether v is a plain release version that tag
 // conventions apply to (not a branch or commit).
-func looksLikeRelease(v string) bool {
-	return releaseVersionRE.MatchString(v) && !fullHashRE.MatchString(v)
+func LooksLikeRelease(v string) bool {
+	return releaseVersionRE.MatchString(v) && !FullHashRE.MatchString(v)
+}
+
+// FullHashRE matches a full commit hash; HexRE an abbreviated one too.
+var (
+	FullHashRE = lazyregexp.New(`^[0-9a-f]{40}$`)
+	HexRE      = lazyregexp.New(`^[0-9a-f]{7,40}$`)
+)
+
+// AppendUnique appends v to s unless s holds it already.
+func AppendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
 }

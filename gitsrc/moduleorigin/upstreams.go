@@ -1,4 +1,4 @@
-package gitsrc
+package moduleorigin
 
 import (
 	"regexp"
@@ -11,8 +11,8 @@ import (
 // default branch, tag convention, module file names (a regular expression
 // on the base name, "libz\.so" matching libz.so, libz.so.1 and
 // libz.so.1.2.13) and Debian source packages.
-func lib(name, repo, branch string, tags tagStyle, modules, sources string) registryEntry {
-	e := registryEntry{name: name, repo: fixed(repo), branch: branch, revisions: releaseTags(tags)}
+func lib(name, repo, branch string, tags tagStyle, modules, sources string) RegistryEntry {
+	e := RegistryEntry{Name: name, Repo: fixed(repo), Branch: branch, Revisions: releaseTags(tags)}
 	if modules != "" {
 		e.modules = regexp.MustCompile(`(^|/)(` + modules + `)(\.[0-9][0-9.]*)?$`)
 	}
@@ -26,7 +26,7 @@ func lib(name, repo, branch string, tags tagStyle, modules, sources string) regi
 // Debian git snapshot) is its own revision.
 func releaseTags(tags tagStyle) func(string) []string {
 	return func(v string) []string {
-		if hexRE.MatchString(v) && !looksLikeRelease(v) {
+		if HexRE.MatchString(v) && !LooksLikeRelease(v) {
 			return []string{v}
 		}
 		return tags(publicVersion(v))
@@ -34,7 +34,7 @@ func releaseTags(tags tagStyle) func(string) []string {
 }
 
 // withClues adds the clues that read a release from the module file itself.
-func (e registryEntry) withClues(file, symbols, text string) registryEntry {
+func (e RegistryEntry) withClues(file, symbols, text string) RegistryEntry {
 	vc := &versionClues{}
 	if file != "" {
 		vc.file = regexp.MustCompile(file)
@@ -45,12 +45,12 @@ func (e registryEntry) withClues(file, symbols, text string) registryEntry {
 	if text != "" {
 		vc.text = regexp.MustCompile(text)
 	}
-	e.version = vc
+	e.Version = vc
 	return e
 }
 
 // withPython names the Python distributions of the component.
-func (e registryEntry) withPython(dists ...string) registryEntry {
+func (e RegistryEntry) withPython(dists ...string) RegistryEntry {
 	e.python = dists
 	return e
 }
@@ -85,8 +85,8 @@ func hdf5Tags(v string) []string {
 // convention, module names and Debian source packages.
 var commonUpstreams = sync.OnceValue(commonUpstreamList)
 
-func commonUpstreamList() []registryEntry {
-	return []registryEntry{
+func commonUpstreamList() []RegistryEntry {
+	return []RegistryEntry{
 		lib("zlib", "https://github.com/madler/zlib", "develop", vTags, `libz\.so`, `zlib|libzlib`).
 			withClues(`^libz\.so\.([0-9]+\.[0-9]+\.[0-9]+(\.[0-9]+)?)$`, `^ZLIB_([0-9.]+)$`, `(?:deflate|inflate) ([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?) Copyright`),
 		lib("curl", "https://github.com/curl/curl", "master", underscoreTags("curl-"), `libcurl(-gnutls|-nss)?\.so`, `curl|libcurl`).

@@ -1,4 +1,4 @@
-package gitsrc
+package moduleorigin
 
 import (
 	"debug/elf"
@@ -35,11 +35,11 @@ const (
 	rodataOverlap = 512
 )
 
-// releaseFromFile reads a module's release from its real file name, its
+// ReleaseFromFile reads a module's release from its real file name, its
 // version strings and its symbol-version definitions, in that order (the
 // first two give the release itself, the last a lower bound). It returns
 // the release and where it was found, or "" when no clue matched.
-func (vc *versionClues) releaseFromFile(module, file string) (string, string) {
+func (vc *versionClues) ReleaseFromFile(module, file string) (string, string) {
 	if vc == nil {
 		return "", ""
 	}

@@ -1,4 +1,4 @@
-package gitsrc
+package moduleorigin
 
 import (
 	"encoding/json"
@@ -23,15 +23,15 @@ func readSmall(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxSmallFile))
 }
 
-// pythonFacts is what a Python installation says about the package a
+// PythonFacts is what a Python installation says about the package a
 // module belongs to.
-type pythonFacts struct {
-	dist, version, repo, commit string
+type PythonFacts struct {
+	Dist, Version, Repo, Commit string
 }
 
-// sitePackage splits a module path inside a Python environment into the
+// SitePackage splits a module path inside a Python environment into the
 // site-packages directory and the top-level package it belongs to.
-func sitePackage(module string) (site, pkg string, ok bool) {
+func SitePackage(module string) (site, pkg string, ok bool) {
 	for _, marker := range []string{"/site-packages/", "/dist-packages/"} {
 		i := strings.LastIndex(module, marker)
 		if i < 0 {
@@ -56,11 +56,11 @@ var (
 	pyVersionRE       = lazyregexp.New(`(?m)^\s*(?:__version__|version|_version)\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]`)
 )
 
-// readPython reads the dist-info of pkg's distribution (METADATA version,
+// ReadPython reads the dist-info of pkg's distribution (METADATA version,
 // direct_url.json VCS commit, PEP 610) and the package's version files
 // (torch/version.py git_version, jaxlib/version.py, triton, vllm/_version.py).
-func readPython(site, pkg string) pythonFacts {
-	var pf pythonFacts
+func ReadPython(site, pkg string) PythonFacts {
+	var pf PythonFacts
 	entries, _ := os.ReadDir(site)
 	want := normalizeName(pkg)
 	for _, e := range entries {
@@ -73,10 +73,10 @@ func readPython(site, pkg string) pythonFacts {
 		if normalizeName(dist) != want && !topLevelHas(filepath.Join(site, name), pkg) {
 			continue
 		}
-		pf.dist, pf.version = dist, ver
+		pf.Dist, pf.Version = dist, ver
 		if b, err := readSmall(filepath.Join(site, name, "METADATA")); err == nil {
 			if m := metadataVersionRE.FindSubmatch(b); m != nil {
-				pf.version = string(m[1])
+				pf.Version = string(m[1])
 			}
 		}
 		if b, err := readSmall(filepath.Join(site, name, "direct_url.json")); err == nil {
@@ -87,8 +87,8 @@ func readPython(site, pkg string) pythonFacts {
 					CommitID string `json:"commit_id"`
 				} `json:"vcs_info"`
 			}
-			if json.Unmarshal(b, &du) == nil && du.VCSInfo.VCS == "git" && fullHashRE.MatchString(du.VCSInfo.CommitID) {
-				pf.repo, pf.commit = strings.TrimPrefix(du.URL, "git+"), du.VCSInfo.CommitID
+			if json.Unmarshal(b, &du) == nil && du.VCSInfo.VCS == "git" && FullHashRE.MatchString(du.VCSInfo.CommitID) {
+				pf.Repo, pf.Commit = strings.TrimPrefix(du.URL, "git+"), du.VCSInfo.CommitID
 			}
 		}
 		break
@@ -98,18 +98,18 @@ func readPython(site, pkg string) pythonFacts {
 		if err != nil {
 			continue
 		}
-		if pf.commit == "" {
+		if pf.Commit == "" {
 			if m := pyCommitRE.FindSubmatch(b); m != nil {
-				pf.commit = string(m[1])
+				pf.Commit = string(m[1])
 			}
 		}
-		if pf.version == "" {
+		if pf.Version == "" {
 			if m := pyVersionRE.FindSubmatch(b); m != nil {
-				pf.version = string(m[1])
+				pf.Version = string(m[1])
 			}
 		}
-		if pf.dist == "" && (pf.commit != "" || pf.version != "") {
-			pf.dist = pkg
+		if pf.Dist == "" && (pf.Commit != "" || pf.Version != "") {
+			pf.Dist = pkg
 		}
 	}
 	return pf

@@ -1,4 +1,4 @@
-package gitsrc
+package moduleorigin
 
 import (
 	"fmt"
@@ -12,10 +12,10 @@ import (
 	"github.com/faultline-dev/faultline/internal/lazyregexp"
 )
 
-// A registryEntry maps a well-known component's modules and versions to its
+// A RegistryEntry maps a well-known component's modules and versions to its
 // repository and the tags or branches its releases are cut from.
-type registryEntry struct {
-	name string
+type RegistryEntry struct {
+	Name string
 	// modules matches the module path (its last elements).
 	modules *regexp.Regexp
 	// python and dpkg name the Python distribution and Debian packages;
@@ -24,14 +24,14 @@ type registryEntry struct {
 	python  []string
 	dpkg    *regexp.Regexp
 	sources *regexp.Regexp
-	// repo and revisions give the repository and candidate revisions for a version.
-	repo      func(version string) string
-	revisions func(version string) []string
-	// branch is the repository's default branch, for reviewing offline.
-	branch string
-	// version finds the release in the module file itself: its real
+	// Repo and Revisions give the repository and candidate revisions for a version.
+	Repo      func(version string) string
+	Revisions func(version string) []string
+	// Branch is the repository's default branch, for reviewing offline.
+	Branch string
+	// Version finds the release in the module file itself: its real
 	// file name, symbol-version definitions, version strings.
-	version *versionClues
+	Version *versionClues
 }
 
 func fixed(url string) func(string) string { return func(string) string { return url } }
@@ -75,18 +75,18 @@ func rocmVersion(v string) (int, int, int, bool) {
 // rocm builds a registry entry for a ROCm component: from ROCm 7.0 on its
 // source lives in a monorepo (rocm-systems or rocm-libraries) on branch
 // release/rocm-rel-X.Y; before that in its own repository, tagged rocm-X.Y.Z.
-func rocm(name, module, dpkg, monorepo, legacy string) registryEntry {
-	return registryEntry{
-		name:    name,
+func rocm(name, module, dpkg, monorepo, legacy string) RegistryEntry {
+	return RegistryEntry{
+		Name:    name,
 		modules: regexp.MustCompile(module),
 		dpkg:    regexp.MustCompile(dpkg),
-		repo: func(v string) string {
+		Repo: func(v string) string {
 			if ma, _, _, ok := rocmVersion(v); ok && ma < 7 {
 				return legacy
 			}
 			return monorepo
 		},
-		revisions: func(v string) []string {
+		Revisions: func(v string) []string {
 			ma, mi, pa, ok := rocmVersion(v)
 			if !ok {
 				return nil
@@ -103,30 +103,30 @@ func rocm(name, module, dpkg, monorepo, legacy string) registryEntry {
 // table), built on first use: its patterns compile then.
 var registry = sync.OnceValue(registryList)
 
-func registryList() []registryEntry {
-	return []registryEntry{
-		{name: "pytorch", modules: regexp.MustCompile(`(^|/)(libtorch(_cpu|_cuda|_hip|_python|_global_deps)?|libc10(_cuda|_hip)?|libshm)\.so|/torch/_C[.a-z0-9_-]*\.so$`),
-			python: []string{"torch"}, sources: regexp.MustCompile(`^pytorch(-cuda|-rocm)?$`), branch: "main",
-			repo: fixed("https://github.com/pytorch/pytorch"), revisions: releaseTags(vTags)},
-		{name: "jax", branch: "main", modules: regexp.MustCompile(`(^|/)(xla_extension|_jax)[.a-z0-9_-]*\.so$|/jaxlib/.*\.so$`),
-			python: []string{"jaxlib", "jax"}, repo: fixed("https://github.com/jax-ml/jax"),
-			revisions: func(v string) []string {
+func registryList() []RegistryEntry {
+	return []RegistryEntry{
+		{Name: "pytorch", modules: regexp.MustCompile(`(^|/)(libtorch(_cpu|_cuda|_hip|_python|_global_deps)?|libc10(_cuda|_hip)?|libshm)\.so|/torch/_C[.a-z0-9_-]*\.so$`),
+			python: []string{"torch"}, sources: regexp.MustCompile(`^pytorch(-cuda|-rocm)?$`), Branch: "main",
+			Repo: fixed("https://github.com/pytorch/pytorch"), Revisions: releaseTags(vTags)},
+		{Name: "jax", Branch: "main", modules: regexp.MustCompile(`(^|/)(xla_extension|_jax)[.a-z0-9_-]*\.so$|/jaxlib/.*\.so$`),
+			python: []string{"jaxlib", "jax"}, Repo: fixed("https://github.com/jax-ml/jax"),
+			Revisions: func(v string) []string {
 				v = publicVersion(v)
 				return []string{"jax-v" + v, "jaxlib-v" + v}
 			}},
-		{name: "xla-rocm", modules: regexp.MustCompile(`(^|/)xla_rocm_plugin[.a-z0-9_-]*\.so$`),
+		{Name: "xla-rocm", modules: regexp.MustCompile(`(^|/)xla_rocm_plugin[.a-z0-9_-]*\.so$`),
 			python: []string{"jax_rocm7_pjrt", "jax_rocm60_pjrt", "jax_rocm7_plugin", "jax_rocm60_plugin", "jax_rocm_plugin"},
-			repo:   fixed("https://github.com/ROCm/xla"),
+			Repo:   fixed("https://github.com/ROCm/xla"),
 			// ROCm/xla keeps one branch per JAX release the plugin is built for.
-			revisions: func(v string) []string { return []string{"rocm-jaxlib-v" + publicVersion(v)} }},
-		{name: "triton", branch: "main", modules: regexp.MustCompile(`(^|/)libtriton\.so$|/triton/_C/.*\.so$`),
-			python: []string{"triton", "pytorch_triton", "pytorch_triton_rocm"}, repo: fixed("https://github.com/triton-lang/triton"), revisions: releaseTags(vTags)},
-		{name: "cutlass", modules: regexp.MustCompile(`(^|/)libcutlass[.a-z0-9_-]*\.so$`),
-			python: []string{"nvidia_cutlass", "cutlass"}, repo: fixed("https://github.com/NVIDIA/cutlass"), revisions: releaseTags(vTags)},
-		{name: "nccl", modules: regexp.MustCompile(`(^|/)libnccl\.so(\.[0-9.]+)?$`),
+			Revisions: func(v string) []string { return []string{"rocm-jaxlib-v" + publicVersion(v)} }},
+		{Name: "triton", Branch: "main", modules: regexp.MustCompile(`(^|/)libtriton\.so$|/triton/_C/.*\.so$`),
+			python: []string{"triton", "pytorch_triton", "pytorch_triton_rocm"}, Repo: fixed("https://github.com/triton-lang/triton"), Revisions: releaseTags(vTags)},
+		{Name: "cutlass", modules: regexp.MustCompile(`(^|/)libcutlass[.a-z0-9_-]*\.so$`),
+			python: []string{"nvidia_cutlass", "cutlass"}, Repo: fixed("https://github.com/NVIDIA/cutlass"), Revisions: releaseTags(vTags)},
+		{Name: "nccl", modules: regexp.MustCompile(`(^|/)libnccl\.so(\.[0-9.]+)?$`),
 			python: []string{"nvidia_nccl_cu12", "nvidia_nccl_cu11"}, dpkg: regexp.MustCompile(`^libnccl2$`), sources: regexp.MustCompile(`^nccl$`),
-			repo: fixed("https://github.com/NVIDIA/nccl"), branch: "master",
-			revisions: func(v string) []string {
+			Repo: fixed("https://github.com/NVIDIA/nccl"), Branch: "master",
+			Revisions: func(v string) []string {
 				v = publicVersion(v) // Debian: 2.21.5-1+cuda12.4 → 2.21.5-1
 				if !strings.Contains(v, "-") {
 					return []string{"v" + v + "-1", "v" + v}
@@ -140,22 +140,22 @@ func registryList() []registryEntry {
 		rocm("hipblaslt", `(^|/)libhipblaslt\.so(\.[0-9.]+)?$`, `^hipblaslt`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/hipBLASLt"),
 		rocm("rocblas", `(^|/)librocblas\.so(\.[0-9.]+)?$`, `^rocblas`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/rocBLAS"),
 		rocm("miopen", `(^|/)libMIOpen\.so(\.[0-9.]+)?$`, `^miopen-hip`, "https://github.com/ROCm/rocm-libraries", "https://github.com/ROCm/MIOpen"),
-		{name: "vllm", modules: regexp.MustCompile(`/vllm/.*\.so$`),
-			python: []string{"vllm"}, repo: fixed("https://github.com/vllm-project/vllm"), revisions: releaseTags(vTags)},
-		{name: "flash-attention", modules: regexp.MustCompile(`(^|/)flash_attn[a-z0-9_]*[.a-z0-9_-]*\.so$`),
-			python: []string{"flash_attn"}, repo: fixed("https://github.com/Dao-AILab/flash-attention"), revisions: releaseTags(vTags)},
+		{Name: "vllm", modules: regexp.MustCompile(`/vllm/.*\.so$`),
+			python: []string{"vllm"}, Repo: fixed("https://github.com/vllm-project/vllm"), Revisions: releaseTags(vTags)},
+		{Name: "flash-attention", modules: regexp.MustCompile(`(^|/)flash_attn[a-z0-9_]*[.a-z0-9_-]*\.so$`),
+			python: []string{"flash_attn"}, Repo: fixed("https://github.com/Dao-AILab/flash-attention"), Revisions: releaseTags(vTags)},
 	}
 }
 
 // allRegistry is every entry: the ML stacks, then the common upstreams.
-var allRegistry = sync.OnceValue(func() []registryEntry {
-	return append(append([]registryEntry{}, registry()...), commonUpstreams()...)
+var allRegistry = sync.OnceValue(func() []RegistryEntry {
+	return append(append([]RegistryEntry{}, registry()...), commonUpstreams()...)
 })
 
-// registryFor finds the registry entry for a component: by one of its
+// RegistryFor finds the registry entry for a component: by one of its
 // names (upstream name, Python distribution, Debian binary or source
 // package, conda package), first name first, else by the module's file name.
-func registryFor(module string, names ...string) *registryEntry {
+func RegistryFor(module string, names ...string) *RegistryEntry {
 	for _, name := range names {
 		if name == "" {
 			continue
@@ -180,8 +180,8 @@ func registryFor(module string, names ...string) *registryEntry {
 }
 
 // knows reports whether name (norm normalised) is one of the entry's names.
-func (e *registryEntry) knows(name, norm string) bool {
-	if normalizeName(e.name) == norm {
+func (e *RegistryEntry) knows(name, norm string) bool {
+	if normalizeName(e.Name) == norm {
 		return true
 	}
 	for _, p := range e.python {
@@ -198,11 +198,11 @@ func normalizeName(s string) string {
 	return strings.NewReplacer("-", "_", ".", "_").Replace(s)
 }
 
-// rocmPathVersion reads the ROCm version from an install path such as
+// RocmPathVersion reads the ROCm version from an install path such as
 // /opt/rocm-6.2.0/lib/libamdhip64.so.
 var rocmPathRE = lazyregexp.New(`/rocm-([0-9]+\.[0-9]+(\.[0-9]+)?)/`)
 
-func rocmPathVersion(module string) string {
+func RocmPathVersion(module string) string {
 	if m := rocmPathRE.FindStringSubmatch(module); m != nil {
 		return m[1]
 	}
@@ -213,11 +213,11 @@ func rocmPathVersion(module string) string {
 // /opt/rocm-6.2.0, and the same under a prefix (a container's root).
 var rocmRootRE = lazyregexp.New(`^(.*/rocm(-[0-9][0-9.]*)?)/(lib|lib64|bin|llvm|share|libexec)(/|$)`)
 
-// rocmInstallVersion reads the version of the ROCm install holding module
+// RocmInstallVersion reads the version of the ROCm install holding module
 // from its .info/version ("6.2.0-66": the release and the build number),
 // looked up under sysroot; "" when module is not in a ROCm install or the
 // file is missing.
-func rocmInstallVersion(sysroot, module string) string {
+func RocmInstallVersion(sysroot, module string) string {
 	m := rocmRootRE.FindStringSubmatch(module)
 	if m == nil {
 		return ""
@@ -234,7 +234,7 @@ func rocmInstallVersion(sysroot, module string) string {
 	return v
 }
 
-// moduleRE is the component regular expression for one module file.
-func moduleRE(module string) string {
+// ModuleRE is the component regular expression for one module file.
+func ModuleRE(module string) string {
 	return `(^|/)` + regexp.QuoteMeta(path.Base(module)) + `$`
 }
