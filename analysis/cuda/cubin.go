@@ -2,9 +2,10 @@ package cuda
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"sync"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // Cubin is one NVIDIA GPU code object: an ELF64 image for EM_CUDA whose
@@ -53,9 +54,14 @@ type placedSeq struct {
 // STO_CUDA_ENTRY marks kernels in st_other (cuobjdump prints it).
 const stoCUDAEntry = 0x10
 
-// OpenCubin reads the cubin at path.
+// maxCubinFile bounds a cubin file read whole (the largest kernels'
+// images are tens of MiB).
+const maxCubinFile = 1 << 30
+
+// OpenCubin reads the cubin at path: a regular file (a FIFO or device is
+// refused, never waited on) of at most maxCubinFile bytes.
 func OpenCubin(path string) (*Cubin, error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path, maxCubinFile)
 	if err != nil {
 		return nil, err
 	}

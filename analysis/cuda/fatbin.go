@@ -5,7 +5,8 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"os"
+
+	"github.com/faultline-dev/faultline/analysis/regular"
 )
 
 // Fatbin layout, as nvcc 11.x and 12.x write it into a host object's
@@ -101,10 +102,15 @@ func ExtractCubins(data []byte) ([]EmbeddedCubin, error) {
 	return out, err
 }
 
+// maxFatbinHost bounds a file searched for embedded cubins (libtorch_cuda
+// is about 1.2 GiB).
+const maxFatbinHost = 4 << 30
+
 // OpenCubins reads the cubins in a cubin file, or embedded in an
-// executable, shared library or object.
+// executable, shared library or object: a regular file of at most
+// maxFatbinHost bytes.
 func OpenCubins(path string) ([]*Cubin, []string, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, maxFatbinHost)
 	if err != nil {
 		return nil, nil, err
 	}
