@@ -21,5 +21,7 @@
 //
 // One small file per LSP method converts the view to LSP types; the
 // connection plumbing (ordering, cancellation, panics, lifecycle) lives in
-// conn.go and stream.go. It is the only package that imports go.lsp.dev.
+// conn.go and the stream of server/lspstream; the module pool kept across
+// opens in server/modulepool. It and server/lspstream are the only
+// packages that import go.lsp.dev.
 package server

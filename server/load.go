@@ -164,7 +164,7 @@ func (s *Server) load(ctx context.Context, args OpenArgs, token protocol.Progres
 	}
 	old.close()
 	if sess.Pooled() {
-		s.trimPool()
+		s.pool.Trim(s.log)
 	}
 
 	sum := summarize(l.view)
@@ -257,7 +257,7 @@ func (s *Server) openSession(ctx context.Context, seq uint64, args OpenArgs, opt
 				done <- result{err: fmt.Errorf("internal error while reading %s: %v", args.Dump, p)}
 			}
 		}()
-		sess, err := s.openPooled(args.Dump, opts)
+		sess, err := s.pool.Open(args.Dump, opts)
 		done <- result{sess, err}
 	}()
 	var r result

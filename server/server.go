@@ -13,6 +13,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/faultline-dev/faultline/analysis"
+	"github.com/faultline-dev/faultline/server/lspstream"
+	"github.com/faultline-dev/faultline/server/modulepool"
 )
 
 // Name is the server's name in InitializeResult.serverInfo.
@@ -71,13 +73,9 @@ type Server struct {
 	// missing was shown (once per session; guarded by mu).
 	systemSourcesNoted bool
 
-	// pool keeps the shown dump's modules open for the next open (pool.go);
-	// poolMu is held by the open using it and guards pool, poolKey (the
-	// options it serves) and retired (pools of earlier options).
-	pool    *analysis.ModulePool
-	poolKey string
-	retired []*analysis.ModulePool
-	poolMu  sync.Mutex
+	// pool keeps the shown dump's modules open for the next open
+	// (server/modulepool).
+	pool modulepool.Pool
 
 	pubMu    sync.Mutex // a load's check that it is the latest and its publishing
 	loadMu   sync.Mutex // one load at a time
@@ -123,12 +121,12 @@ func New(opts Options) *Server {
 
 // Serve speaks LSP over rwc (Content-Length framed JSON-RPC, LSP 3.17
 // §"Base Protocol") until the client sends exit, the stream ends, or ctx is
-// done. It returns nil after shutdown followed by exit, a *FramingError when
+// done. It returns nil after shutdown followed by exit, a *lspstream.FramingError when
 // the input broke LSP framing, and ErrExitWithoutShutdown otherwise.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream := newTolerantStream(rwc, s.log)
+	stream := lspstream.NewTolerantStream(rwc, s.log)
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
 	s.ctx = protocol.WithClient(ctx, protocol.ClientDispatcher(conn))
 	s.client = protocol.ClientDispatcher(conn)
@@ -159,7 +157,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	clean := s.sawShutdown
 	s.mu.Unlock()
 	cur.close()
-	s.closePool()
+	s.pool.Close()
 	if fe := stream.Framing(); fe != nil {
 		return fe
 	}

@@ -106,6 +106,17 @@ var rules = []rule{
 		},
 	},
 	{
+		why:     "the LSP base-protocol stream knows no faultline package: lspstream frames JSON-RPC messages only",
+		applies: func(p string) bool { return p == "server/lspstream" },
+		deps:    true,
+		forbids: func(imp string) bool { return strings.HasPrefix(imp, module) },
+	},
+	{
+		why:     "the module pool sees only the analysis facade: modulepool never imports the server",
+		applies: func(p string) bool { return p == "server/modulepool" },
+		forbids: func(imp string) bool { return strings.HasPrefix(imp, module) && local(imp) != "analysis" },
+	},
+	{
 		why:     "the model is the bottom of the engine: it imports no other faultline package",
 		applies: func(p string) bool { return p == "analysis/model" },
 		deps:    true,
@@ -242,6 +253,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"analysis/logs", module + "/analysis/native"},
 		{"server", "net/http"},
 		{"server", module + "/capture"},
+		{"server/lspstream", module + "/server"},
+		{"server/lspstream", module + "/analysis"},
+		{"server/modulepool", module + "/server"},
+		{"server/modulepool", module + "/analysis/native"},
 		{"analysis/native", "net/http"},
 		{"analysis/debuginfo/dwarfreader", module + "/analysis/debuginfo/symbolize"},
 		{"analysis/debuginfo/dwarfreader", module + "/analysis/debuginfo/variables"},

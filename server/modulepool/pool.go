@@ -1,8 +1,9 @@
-package server
+package modulepool
 
 import (
 	"fmt"
 	"os"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -24,9 +25,20 @@ import (
 // debug directory or sysroot) retires the pool and starts a new one; the
 // retired pool's files are closed once a dump opened after it is shown.
 
+// A Pool is the server's module pool: it keeps the shown dump's modules
+// open for the next open. poolMu is held by the open using it and guards
+// pool, poolKey (the options it serves) and retired (pools of earlier
+// options).
+type Pool struct {
+	pool    *analysis.ModulePool
+	poolKey string
+	retired []*analysis.ModulePool
+	poolMu  sync.Mutex
+}
+
 // takePool returns the pool for one open with options opts, or nil when
 // another open holds it; the caller gives it back with givePool.
-func (s *Server) takePool(opts analysis.Options) *analysis.ModulePool {
+func (s *Pool) takePool(opts analysis.Options) *analysis.ModulePool {
 	if !s.poolMu.TryLock() {
 		return nil
 	}
@@ -51,36 +63,36 @@ func poolOptions(o analysis.Options) string {
 	return fmt.Sprintf("%q %q %q %t %q %q %v", o.Sysroot, o.DebugDirs, o.SearchDirs, o.Offline, urls, o.DebuginfodCache, o.DebuginfodTimeout)
 }
 
-// openPooled opens dump with the pool when it is free.
-func (s *Server) openPooled(dump string, opts analysis.Options) (*analysis.Session, error) {
+// Open opens dump with the pool when it is free.
+func (s *Pool) Open(dump string, opts analysis.Options) (*analysis.Session, error) {
 	opts.Pool = s.takePool(opts)
 	defer s.givePool(opts.Pool)
 	return analysis.OpenSession(dump, opts)
 }
 
 // givePool ends an open's use of the pool.
-func (s *Server) givePool(pool *analysis.ModulePool) {
+func (s *Pool) givePool(pool *analysis.ModulePool) {
 	if pool != nil {
 		s.poolMu.Unlock()
 	}
 }
 
-// trimPool closes what the shown dump, opened with the pool, does not
+// Trim closes what the shown dump, opened with the pool, does not
 // use, and stores what the pool decompressed, after the dump is shown
 // (unless a cancelled open still holds the pool).
-func (s *Server) trimPool() {
+func (s *Pool) Trim(log *zap.Logger) {
 	if !s.poolMu.TryLock() {
 		return
 	}
 	defer s.poolMu.Unlock()
 	s.closeRetired()
 	reused, dropped := s.pool.Reused(), s.pool.DropUnused()
-	s.log.Debug("module pool", zap.Int("reused", reused), zap.Int("dropped", dropped), zap.Int("files", s.pool.Len()))
+	log.Debug("module pool", zap.Int("reused", reused), zap.Int("dropped", dropped), zap.Int("files", s.pool.Len()))
 	s.pool.StoreCache()
 }
 
-// closePool closes every pooled file, once no open holds the pool.
-func (s *Server) closePool() {
+// Close closes every pooled file, once no open holds the pool.
+func (s *Pool) Close() {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	s.closeRetired()
@@ -90,7 +102,7 @@ func (s *Server) closePool() {
 
 // closeRetired closes the pools of earlier options (takePool), with
 // poolMu held, once the dump shown no longer uses them.
-func (s *Server) closeRetired() {
+func (s *Pool) closeRetired() {
 	for _, p := range s.retired {
 		p.Close()
 	}

@@ -1,4 +1,4 @@
-package server
+package lspstream
 
 import (
 	"context"
@@ -34,13 +34,13 @@ func (e *FramingError) Error() string {
 
 func (e *FramingError) Unwrap() error { return e.Err }
 
-// tolerantStream is the LSP base-protocol stream (Content-Length framing,
+// TolerantStream is the LSP base-protocol stream (Content-Length framing,
 // LSP 3.17 §"Base Protocol") that survives malformed messages: jsonrpc2
 // v1.0.1 ends the connection on a frame that is not JSON, where JSON-RPC 2.0
 // §5 asks for a Parse error (-32700) or Invalid Request (-32600) response
 // with a null id. A frame whose framing is broken ends the stream with a
 // FramingError (logged).
-type tolerantStream struct {
+type TolerantStream struct {
 	inner jsonrpc2.Stream
 	raw   frameReader
 	log   *zap.Logger
@@ -49,17 +49,17 @@ type tolerantStream struct {
 	framing atomic.Pointer[FramingError]
 }
 
-func newTolerantStream(rwc io.ReadWriteCloser, log *zap.Logger) *tolerantStream {
+func NewTolerantStream(rwc io.ReadWriteCloser, log *zap.Logger) *TolerantStream {
 	inner := jsonrpc2.NewHeaderStream(rwc)
 	raw, _ := inner.(frameReader)
-	return &tolerantStream{inner: inner, raw: raw, log: log}
+	return &TolerantStream{inner: inner, raw: raw, log: log}
 }
 
 // Framing returns the framing error that ended the stream, if one did.
-func (s *tolerantStream) Framing() *FramingError { return s.framing.Load() }
+func (s *TolerantStream) Framing() *FramingError { return s.framing.Load() }
 
 // Read implements jsonrpc2.Stream.
-func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+func (s *TolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	if s.raw == nil {
 		return s.inner.Read(ctx)
 	}
@@ -91,9 +91,9 @@ func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, err
 }
 
 // Write implements jsonrpc2.Stream.
-func (s *tolerantStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+func (s *TolerantStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	return s.inner.Write(ctx, msg)
 }
 
 // Close implements jsonrpc2.Stream.
-func (s *tolerantStream) Close() error { return s.inner.Close() }
+func (s *TolerantStream) Close() error { return s.inner.Close() }
