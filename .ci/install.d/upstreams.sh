@@ -20,6 +20,15 @@ upstream_files=(
 	"s/snappy snappy_1.1.9-3.debian.tar.xz 78d8c910467ab2b8c7434a200167ba9cae7b7ade6f931bf7c8ea3f2fcc50e4af"
 	"s/snappy snappy_1.2.2.orig.tar.gz 90f74bc1fbf78a6c56b3c4a082a05103b3a56bb17bca1a27e052ea11723292dc"
 )
+# Where a file may be: a security upload (+debNNuN) is in the security
+# archive too, and once a newer upload or the suite's archiving drops it from
+# deb.debian.org's pool, archive.debian.org keeps it. The SHA-256 decides.
+debian_pools=(
+	http://deb.debian.org/debian/pool/main
+	http://deb.debian.org/debian-security/pool/updates/main
+	http://archive.debian.org/debian/pool/main
+	http://archive.debian.org/debian-security/pool/updates/main
+)
 mkdir -p "$FAULTLINE_TEST_CACHE/debian-sources"
 for entry in "${upstream_files[@]}"; do
 	read -r pool name sum <<<"$entry"
@@ -27,14 +36,16 @@ for entry in "${upstream_files[@]}"; do
 	[ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --quiet - 2>/dev/null && continue
 	ok=
 	for try in 1 2 3; do
-		if curl -fsS --max-time 120 -o "$dest.part" "http://deb.debian.org/debian/pool/main/$pool/$name" &&
-			echo "$sum  $dest.part" | sha256sum -c --quiet -; then
-			mv "$dest.part" "$dest"
-			ok=1
-			break
-		fi
+		for url in "${debian_pools[@]}"; do
+			if curl -fsS --max-time 120 -o "$dest.part" "$url/$pool/$name" 2>/dev/null &&
+				echo "$sum  $dest.part" | sha256sum -c --quiet -; then
+				mv "$dest.part" "$dest"
+				ok=1
+				break 2
+			fi
+		done
 		sleep $((try * 5))
 	done
 	rm -f "$dest.part"
-	[ -n "$ok" ] || { echo "upstreams.sh: could not fetch $name from deb.debian.org" >&2; exit 1; }
+	[ -n "$ok" ] || { echo "upstreams.sh: could not fetch $name with SHA-256 $sum from ${debian_pools[*]}" >&2; exit 1; }
 done

@@ -3,6 +3,7 @@ package gitsrctest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,13 +30,29 @@ type DebianFile struct {
 	SHA256  string
 }
 
-// poolURL is the file's URL in Debian's archive.
-func (f DebianFile) poolURL() string {
+// debianPools are where a source file may be, tried in order (the list
+// .ci/install.d/upstreams.sh tries): a security upload (+debNNuN) is in the
+// security archive too, and once a newer upload or the suite's archiving
+// drops it from deb.debian.org's pool, archive.debian.org keeps it. The
+// SHA-256 decides.
+var debianPools = []string{
+	"http://deb.debian.org/debian/pool/main/",
+	"http://deb.debian.org/debian-security/pool/updates/main/",
+	"http://archive.debian.org/debian/pool/main/",
+	"http://archive.debian.org/debian-security/pool/updates/main/",
+}
+
+// poolURLs are the file's URLs in Debian's archives.
+func (f DebianFile) poolURLs() []string {
 	prefix := f.Package[:1]
 	if strings.HasPrefix(f.Package, "lib") {
 		prefix = f.Package[:4]
 	}
-	return "http://deb.debian.org/debian/pool/main/" + prefix + "/" + f.Package + "/" + f.Name
+	urls := make([]string, len(debianPools))
+	for i, pool := range debianPools {
+		urls[i] = pool + prefix + "/" + f.Package + "/" + f.Name
+	}
+	return urls
 }
 
 // CacheRoot is $FAULTLINE_TEST_CACHE (default ~/.cache/faultline-test).
@@ -67,23 +84,34 @@ func (f DebianFile) Fetch() (string, error) {
 	if sum, err := fileSHA256(path); err == nil && sum == f.SHA256 {
 		return path, nil
 	}
-	var last error
+	var errs []error // the last try's, one per pool
 	for try := 0; try < 3; try++ {
 		if try > 0 {
 			time.Sleep(time.Duration(try) * 5 * time.Second)
 		}
-		if last = download(f.poolURL(), path+".part"); last != nil {
-			continue
+		errs = errs[:0]
+		for _, url := range f.poolURLs() {
+			err := fetchChecked(url, path+".part", f.SHA256)
+			if err == nil {
+				return path, os.Rename(path+".part", path)
+			}
+			errs = append(errs, err)
 		}
-		sum, err := fileSHA256(path + ".part")
-		if err != nil || sum != f.SHA256 {
-			last = fmt.Errorf("%s: SHA-256 %s, Sources says %s (%v)", f.poolURL(), sum, f.SHA256, err)
-			continue
-		}
-		return path, os.Rename(path+".part", path)
 	}
 	os.Remove(path + ".part")
-	return "", fmt.Errorf("fetching %s: %w", f.poolURL(), last)
+	return "", fmt.Errorf("fetching %s: %w", f.Name, errors.Join(errs...))
+}
+
+// fetchChecked downloads url to dest and checks its SHA-256 is sum.
+func fetchChecked(url, dest, sum string) error {
+	if err := download(url, dest); err != nil {
+		return err
+	}
+	got, err := fileSHA256(dest)
+	if err != nil || got != sum {
+		return fmt.Errorf("%s: SHA-256 %s, Sources says %s (%v)", url, got, sum, err)
+	}
+	return nil
 }
 
 func download(url, dest string) error {
