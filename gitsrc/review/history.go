@@ -203,38 +203,32 @@ func (h *History) simplifyCommit(c *object.Commit, p string) (kept []plumbing.Ha
 // pc lacks came from: a file of pc that c removed, with the same content,
 // else with the same name.
 func renameSource(pc, c *object.Commit, p string, blob plumbing.Hash) (string, plumbing.Hash) {
-	changes := treeChanges(pc, c)
-	var byName string
-	var byNameHash plumbing.Hash
-	for _, ch := range changes {
-		if ch.To.Name != "" {
-			continue // not a removal
-		}
-		if ch.From.TreeEntry.Hash == blob {
-			return ch.From.Name, ch.From.TreeEntry.Hash
-		}
-		if byName == "" && path.Base(ch.From.Name) == path.Base(p) {
-			byName, byNameHash = ch.From.Name, ch.From.TreeEntry.Hash
-		}
-	}
-	return byName, byNameHash
+	return matchRename(treeChanges(pc, c), p, blob, func(ch *object.Change) (object.ChangeEntry, object.ChangeEntry) { return ch.From, ch.To })
 }
 
 // renameTarget finds where a file that c's parent pc has at p and c lacks
 // went: a file c added, with the same content, else with the same name.
 func renameTarget(pc, c *object.Commit, p string, blob plumbing.Hash) (string, plumbing.Hash) {
-	changes := treeChanges(pc, c)
+	return matchRename(treeChanges(pc, c), p, blob, func(ch *object.Change) (object.ChangeEntry, object.ChangeEntry) { return ch.To, ch.From })
+}
+
+// matchRename looks among the changes whose other side is empty (the
+// removals for a source, the additions for a target; sides gives a change's
+// side looked at, then its other side) for the file with blob's content,
+// else the first with p's base name.
+func matchRename(changes object.Changes, p string, blob plumbing.Hash, sides func(*object.Change) (object.ChangeEntry, object.ChangeEntry)) (string, plumbing.Hash) {
 	var byName string
 	var byNameHash plumbing.Hash
 	for _, ch := range changes {
-		if ch.From.Name != "" {
-			continue // not an addition
+		e, other := sides(ch)
+		if other.Name != "" {
+			continue // the file is on both sides: not a removal or an addition
 		}
-		if ch.To.TreeEntry.Hash == blob {
-			return ch.To.Name, ch.To.TreeEntry.Hash
+		if e.TreeEntry.Hash == blob {
+			return e.Name, e.TreeEntry.Hash
 		}
-		if byName == "" && path.Base(ch.To.Name) == path.Base(p) {
-			byName, byNameHash = ch.To.Name, ch.To.TreeEntry.Hash
+		if byName == "" && path.Base(e.Name) == path.Base(p) {
+			byName, byNameHash = e.Name, e.TreeEntry.Hash
 		}
 	}
 	return byName, byNameHash
