@@ -3,7 +3,6 @@ package gitsrc
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,12 +42,7 @@ func TestRealReleaseReviews(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stop()
-			gitconfig := filepath.Join(t.TempDir(), "gitconfig")
-			if err := os.WriteFile(gitconfig, []byte("[url \""+url+"\"]\n\tinsteadOf = "+u.mirror+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
-			t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			gitsrctest.UseMirror(t, url, u.mirror)
 			c, err := analysis.Open(lc.Core, analysis.Options{Exe: lc.Exe, Offline: true})
 			if err != nil {
 				t.Fatal(err)

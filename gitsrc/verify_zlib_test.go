@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -33,12 +32,7 @@ func TestVerifyZlibWrongTag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
-	if err := os.WriteFile(gitconfig, []byte("[url \""+url+"\"]\n\tinsteadOf = https://github.com/madler/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	gitsrctest.UseMirror(t, url, "https://github.com/madler/")
 	c, err := analysis.Open(z.Core, analysis.Options{Exe: z.Exe, Offline: true})
 	if err != nil {
 		t.Fatal(err)
@@ -98,12 +92,7 @@ func TestZlibBackportedInDebian(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
-	if err := os.WriteFile(gitconfig, []byte("[url \""+url+"\"]\n\tinsteadOf = https://github.com/madler/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	gitsrctest.UseMirror(t, url, "https://github.com/madler/")
 	patches, err := gitsrctest.DebianFile{Package: "zlib", Name: "zlib_1.2.11.dfsg-2+deb11u2.debian.tar.xz",
 		SHA256: "c19794df214f0c2571b19f7dea853c066410232abe9f0ddad77231fabccde0da"}.Fetch()
 	if err != nil {

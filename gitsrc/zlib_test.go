@@ -3,7 +3,6 @@ package gitsrc
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,12 +18,7 @@ import (
 // the user's git configuration that names the test's git daemon.
 func zlibReviewed(t *testing.T, z *gitsrctest.LibCrash, url, cache string, offline bool) *Result {
 	t.Helper()
-	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
-	if err := os.WriteFile(gitconfig, []byte("[url \""+url+"\"]\n\tinsteadOf = https://github.com/madler/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	gitsrctest.UseMirror(t, url, "https://github.com/madler/")
 	c, err := analysis.Open(z.Core, analysis.Options{Exe: z.Exe, Offline: true})
 	if err != nil {
 		t.Fatal(err)

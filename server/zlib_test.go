@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,12 +34,7 @@ func TestZlibLensAndHover(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
-	if err := os.WriteFile(gitconfig, []byte("[url \""+url+"\"]\n\tinsteadOf = https://github.com/madler/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	gitsrctest.UseMirror(t, url, "https://github.com/madler/")
 	cache := t.TempDir()
 	for _, offline := range []bool{false, true} {
 		if offline {

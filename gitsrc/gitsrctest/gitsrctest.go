@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/faultline-dev/faultline/analysis"
@@ -239,4 +240,18 @@ func DumpCoreArgs(dir, exe string, args ...string) (string, error) {
 		return "", fmt.Errorf("gdb made no core")
 	}
 	return core, nil
+}
+
+// UseMirror makes the test's git configuration (GIT_CONFIG_GLOBAL, no
+// system file) rewrite upstream (a URL prefix such as
+// "https://github.com/madler/") to mirror, as a site with a mirror writes
+// url.<base>.insteadOf: the fetches of the test go to its git daemon.
+func UseMirror(t testing.TB, mirror, upstream string) {
+	t.Helper()
+	gitconfig := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(gitconfig, []byte("[url \""+mirror+"\"]\n\tinsteadOf = "+upstream+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", gitconfig)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 }
