@@ -26,7 +26,7 @@ type gpuLine struct {
 
 var gpuLinesCommand = &command{
 	name:  "gpu-lines",
-	args:  "[--json] CUBIN ADDR...",
+	args:  "[--json] [--arch ARCH] FILE ADDR...",
 	short: "full inline chains of GPU addresses (KERNEL+0xOFF)",
 	long: `Gpu-lines prints the full inline chain (function, file, line of every inlined
 level) of GPU code addresses.
