@@ -37,7 +37,7 @@ void store0(int v) { *(volatile int *)0 = v; }
 `), 0o644)
 	obj := filepath.Join(dir, "m.o")
 	if out, err := exec.Command("gcc", "-m32", "-O1", "-fno-pic", "-c", src, "-o", obj).CombinedOutput(); err != nil {
-		t.Fatalf("gcc -m32 (gcc-multilib): %v\n%s", err, out)
+		t.Fatalf("gcc -m32 (gcc-12-multilib): %v\n%s", err, out)
 	}
 	out, err := exec.Command("objdump", "-d", "-r", obj).Output()
 	if err != nil {
